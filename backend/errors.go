@@ -1,0 +1,63 @@
+package backend
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// Sentinel errors of fencefs backends. Each is returned wrapped in an
+// *fs.PathError naming the storage path. Some also match an io/fs sentinel
+// with errors.Is, as noted.
+var (
+	// ErrInvalidPath: the path is not canonical or not acceptable
+	// (matches fs.ErrInvalid).
+	ErrInvalidPath = &sentinel{"invalid path", fs.ErrInvalid}
+	// ErrIsDir: a file operation named a directory.
+	ErrIsDir = &sentinel{"is a directory", nil}
+	// ErrNotDir: a directory operation named a file, or a path goes through
+	// a file.
+	ErrNotDir = &sentinel{"not a directory", nil}
+	// ErrNotRegular: the path is a FIFO, socket, device or symlink where a
+	// regular file is needed.
+	ErrNotRegular = &sentinel{"not a regular file", nil}
+	// ErrPrecondition: a write's precondition no longer holds.
+	ErrPrecondition = &sentinel{"precondition failed", nil}
+	// ErrOutside: the path resolves outside the root (matches
+	// fs.ErrPermission).
+	ErrOutside = &sentinel{"resolves outside the root", fs.ErrPermission}
+	// ErrLoop: the path resolves through a symlink loop.
+	ErrLoop = &sentinel{"symlink loop", nil}
+	// ErrSymlink: a backend operation met a symlink it does not follow.
+	ErrSymlink = &sentinel{"symlink in path", nil}
+	// ErrNameTooLong: a component or the whole path is too long
+	// (matches fs.ErrInvalid).
+	ErrNameTooLong = &sentinel{"file name too long", fs.ErrInvalid}
+	// ErrReadOnly: the backend or mount refuses writes (matches
+	// fs.ErrPermission).
+	ErrReadOnly = &sentinel{"read-only", fs.ErrPermission}
+)
+
+// sentinel is an error value that may also match a more general io/fs
+// sentinel, so callers can test either.
+type sentinel struct {
+	msg    string
+	parent error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+
+func (e *sentinel) Is(target error) bool { return e.parent != nil && target == e.parent }
+
+// PathError returns err as an *fs.PathError naming the storage path name.
+// An err that already is an *fs.PathError is returned with its path
+// replaced, so host paths never leak through.
+func PathError(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: op, Path: name, Err: pe.Err}
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}
