@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs the whole fencefs test suite on a Debian machine, including the
+# conformance suites against real S3 (versitygw) and SFTP (OpenSSH) servers
+# in containers. It installs what it needs (Docker Engine from Debian's
+# docker.io, ripgrep, debootstrap), starts dockerd when it is not running,
+# builds the test images locally, and then runs vet, gofmt and the race-
+# enabled tests. Extra arguments are passed to `go test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '== %s\n' "$*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_packages() {
+	local missing=()
+	command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+	command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+	command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+	if [ "${#missing[@]}" -gt 0 ]; then
+		log "installing ${missing[*]}"
+		as_root apt-get update -qq
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	fi
+}
+
+start_docker() {
+	if docker info >/dev/null 2>&1; then
+		return
+	fi
+	log "starting dockerd"
+	as_root sh -c 'nohup dockerd >/tmp/fencefs-dockerd.log 2>&1 &'
+	for _ in $(seq 1 60); do
+		if docker info >/dev/null 2>&1; then
+			return
+		fi
+		sleep 1
+	done
+	log "dockerd did not start; its log:"
+	tail -n 50 /tmp/fencefs-dockerd.log >&2 || true
+	exit 1
+}
+
+install_packages
+start_docker
+log "building test images"
+./scripts/build-test-images.sh
+
+export TESTCONTAINERS_RYUK_DISABLED=true
+export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
+export FENCEFS_REQUIRE_CONTAINERS=1
+
+log "gofmt"
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	printf 'gofmt would change:\n%s\n' "$unformatted" >&2
+	exit 1
+fi
+log "go vet"
+go vet ./...
+log "go test -race"
+go test -race -count=1 -timeout 30m "$@" ./...
