@@ -35,7 +35,7 @@ build_s3() {
 	trap 'rm -rf "$tmp"' RETURN
 	log "building versitygw $VERSITYGW_VERSION"
 	mkdir -p "$tmp/bin" "$tmp/rootfs/tmp" "$tmp/rootfs/data" "$tmp/rootfs/etc"
-	CGO_ENABLED=0 GOBIN="$tmp/bin" GOFLAGS=-mod=mod \
+	CGO_ENABLED=0 GOBIN="$tmp/bin" \
 		go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 	cp "$tmp/bin/versitygw" "$tmp/rootfs/versitygw"
 	chmod 1777 "$tmp/rootfs/tmp"
@@ -52,10 +52,125 @@ build_s3() {
 	log "loaded $S3_IMAGE"
 }
 
-# build_sftp builds the OpenSSH sshd image (internal-sftp) from a Debian
-# rootfs.
+# as_root runs a command as root: debootstrap, chroot and reading the
+# finished rootfs need it.
+as_root() {
+	if [[ "$(id -u)" -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+# debian_mirror prints the Debian archive apt already uses here (the first
+# bookworm source in /etc/apt), so the build reaches the same mirror;
+# FENCEFS_DEBIAN_MIRROR overrides it.
+debian_mirror() {
+	if [[ -n "${FENCEFS_DEBIAN_MIRROR:-}" ]]; then
+		echo "$FENCEFS_DEBIAN_MIRROR"
+		return
+	fi
+	local f uri
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -r "$f" ]] || continue
+		uri="$(awk '
+			/^[ \t]*$/ { if (u != "" && s ~ /(^| )bookworm( |$)/) { print u; exit } u = ""; s = "" }
+			tolower($1) == "uris:" { u = $2 }
+			tolower($1) == "suites:" { $1 = ""; s = $0 " " }
+			END { if (u != "" && s ~ /(^| )bookworm( |$)/) print u }
+		' "$f" | head -n1)"
+		if [[ -n "$uri" ]]; then
+			echo "$uri"
+			return
+		fi
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[[ -r "$f" ]] || continue
+		uri="$(awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i+1) == "bookworm") { print $i; exit } }' "$f")"
+		if [[ -n "$uri" ]]; then
+			echo "$uri"
+			return
+		fi
+	done
+	echo "http://deb.debian.org/debian"
+}
+
+# sftp_start_script is the container's command: it installs the authorized
+# key and password handed in by the test (SFTP_AUTHORIZED_KEY,
+# SFTP_PASSWORD) and runs sshd in the foreground, logging to stderr.
+sftp_start_script() {
+	cat <<'SCRIPT'
+#!/bin/sh
+set -eu
+mkdir -p /run/sshd
+chmod 0755 /run/sshd
+if [ -n "${SFTP_PASSWORD:-}" ]; then
+	echo "fencefs:$SFTP_PASSWORD" | chpasswd
+fi
+if [ -n "${SFTP_AUTHORIZED_KEY:-}" ]; then
+	install -d -m 0700 -o fencefs -g fencefs /home/fencefs/.ssh
+	printf '%s\n' "$SFTP_AUTHORIZED_KEY" >/home/fencefs/.ssh/authorized_keys
+	chown fencefs:fencefs /home/fencefs/.ssh/authorized_keys
+	chmod 0600 /home/fencefs/.ssh/authorized_keys
+fi
+exec /usr/sbin/sshd -D -e
+SCRIPT
+}
+
+# sftp_sshd_config restricts the server to SFTP for the test user, served by
+# the in-process internal-sftp, without PAM and without root logins.
+sftp_sshd_config() {
+	cat <<'CONF'
+UsePAM no
+PermitRootLogin no
+PasswordAuthentication yes
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+AllowUsers fencefs
+AllowTcpForwarding no
+X11Forwarding no
+PrintMotd no
+ForceCommand internal-sftp
+CONF
+}
+
+# build_sftp builds the OpenSSH sshd image (internal-sftp) from a minimal
+# Debian bookworm rootfs made by debootstrap. The container serves SFTP on
+# port 22 for the user "fencefs" (password "fencefs" unless SFTP_PASSWORD
+# says otherwise; SFTP_AUTHORIZED_KEY adds a public key). Its host keys are
+# generated once, at build time.
 build_sftp() {
-	log "sftp image: not built by this script yet"
+	if have_image "$SFTP_IMAGE"; then
+		log "$SFTP_IMAGE present, skipping"
+		return
+	fi
+	command -v debootstrap >/dev/null || { log "debootstrap not found (apt-get install debootstrap)"; exit 1; }
+	local tmp mirror
+	tmp="$(mktemp -d)"
+	trap 'as_root rm -rf "$tmp"; trap - RETURN' RETURN
+	mirror="$(debian_mirror)"
+	log "debootstrap bookworm from $mirror"
+	as_root debootstrap --variant=minbase --include=openssh-server bookworm "$tmp/rootfs" "$mirror" >"$tmp/debootstrap.log" 2>&1 || {
+		tail -n 30 "$tmp/debootstrap.log" >&2
+		exit 1
+	}
+	sftp_start_script | as_root tee "$tmp/rootfs/usr/local/sbin/fencefs-sshd-start" >/dev/null
+	sftp_sshd_config | as_root tee "$tmp/rootfs/etc/ssh/sshd_config.d/fencefs.conf" >/dev/null
+	as_root chmod 0755 "$tmp/rootfs/usr/local/sbin/fencefs-sshd-start"
+	# Subsystem may be defined only once, so the packaged line is replaced.
+	as_root sed -i 's|^Subsystem[[:space:]].*|Subsystem sftp internal-sftp|' "$tmp/rootfs/etc/ssh/sshd_config"
+	as_root rm -f "$tmp/rootfs/etc/ssh/ssh_host_"*
+	as_root chroot "$tmp/rootfs" /bin/sh -euc '
+		useradd --create-home --shell /bin/sh fencefs
+		echo fencefs:fencefs | chpasswd
+		ssh-keygen -A
+		mkdir -p /run/sshd && /usr/sbin/sshd -t && rmdir /run/sshd
+		apt-get clean
+		rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/*.log
+	'
+	as_root tar -C "$tmp/rootfs" --numeric-owner -cf "$tmp/rootfs.tar" .
+	docker import \
+		--change 'CMD ["/usr/local/sbin/fencefs-sshd-start"]' \
+		--change 'EXPOSE 22' \
+		--change 'WORKDIR /' \
+		"$tmp/rootfs.tar" "$SFTP_IMAGE" >/dev/null
+	log "loaded $SFTP_IMAGE"
 }
 
 main() {
