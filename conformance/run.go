@@ -1,0 +1,116 @@
+// Package conformance is the shared behaviour suite every fencefs backend
+// passes. An adapter author calls [Run] from a test with a [Harness] that
+// makes a fresh backend per subtest:
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.HarnessFunc(func(ctx context.Context, t *testing.T) backend.Backend {
+//			return mybackend.New(t.TempDir())
+//		}))
+//	}
+//
+// The tests are gated by the backend's declared [backend.Capabilities]
+// and by the optional interfaces it implements; a test that does not apply
+// is skipped with a message naming the capability, so `go test -v` shows
+// exactly what ran. Optional harness abilities ([Symlinker],
+// [SpecialFileMaker], [RawLister], [Chmoder], [Seeder]) unlock the tests
+// that need storage to be arranged or inspected behind the backend's back.
+//
+// Where the contract leaves a choice, the suite accepts every reasonable
+// answer: a path that goes through a file may be reported by a read as
+// not-a-directory or as not-existing, and a CreateOnly or MatchHash
+// failure may surface from OpenWrite or from Commit. Writes are stricter:
+// a write or MkdirAll through a file must fail with backend.ErrNotDir and
+// a write onto a directory with backend.ErrIsDir.
+package conformance
+
+import (
+	"testing"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// DefaultLargeFileSize is the size of the big round-trip file unless
+// RunOptions says otherwise.
+const DefaultLargeFileSize = 64 << 20
+
+// DefaultConcurrentWriters is how many writers race in the precondition
+// tests unless RunOptions says otherwise.
+const DefaultConcurrentWriters = 8
+
+// RunOptions tune the suite for slow or remote backends. The zero value
+// runs the full suite at its default sizes.
+type RunOptions struct {
+	// LargeFileSize is the size in bytes of the file streamed through the
+	// backend in chunks; 0 means DefaultLargeFileSize. A remote backend may
+	// pass something smaller that still crosses its multipart threshold.
+	LargeFileSize int64
+	// ConcurrentWriters is the number of writers racing with the same
+	// precondition; 0 means DefaultConcurrentWriters.
+	ConcurrentWriters int
+	// Dir is the storage directory the suite works in, "." (the default)
+	// for the backend's root. A backend whose root cannot hold files, such
+	// as a mounted namespace, passes a directory that can (a mount name).
+	// The directory must be empty, or missing and creatable by a write.
+	Dir string
+}
+
+func (o RunOptions) withDefaults() RunOptions {
+	if o.LargeFileSize <= 0 {
+		o.LargeFileSize = DefaultLargeFileSize
+	}
+	if o.ConcurrentWriters <= 0 {
+		o.ConcurrentWriters = DefaultConcurrentWriters
+	}
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	return o
+}
+
+// Run runs the whole suite against the backends h makes, with default
+// options.
+func Run(t *testing.T, h Harness) {
+	t.Helper()
+	RunWith(t, h, RunOptions{})
+}
+
+// RunWith runs the whole suite against the backends h makes, tuned by
+// opts.
+func RunWith(t *testing.T, h Harness, opts RunOptions) {
+	t.Helper()
+	opts = opts.withDefaults()
+	if !backend.ValidPath(opts.Dir) {
+		t.Fatalf("RunOptions.Dir %q is not a canonical storage path", opts.Dir)
+	}
+	s := &suite{h: h, opts: opts}
+	for _, g := range s.groups() {
+		t.Run(g.name, func(t *testing.T) {
+			for _, c := range g.cases {
+				t.Run(c.name, func(t *testing.T) { c.fn(t) })
+			}
+		})
+	}
+}
+
+// suite carries the harness and options to every test.
+type suite struct {
+	h    Harness
+	opts RunOptions
+}
+
+type testCase struct {
+	name string
+	fn   func(t *testing.T)
+}
+
+type group struct {
+	name  string
+	cases []testCase
+}
+
+func (s *suite) groups() []group {
+	return []group{
+		{"Capabilities", s.capabilityTests()},
+		{"RoundTrip", s.roundTripTests()},
+	}
+}
