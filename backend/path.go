@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValidPath reports whether name is a canonical storage path: "." for the
@@ -143,6 +144,11 @@ func clean(p string, base []string) ([]string, error) {
 	if strings.IndexByte(p, '\\') >= 0 {
 		return nil, invalid(p, "backslash in path")
 	}
+	if !utf8.ValidString(p) {
+		// ValidPath (like fs.ValidPath) requires UTF-8, so such a path
+		// could never be handed to a backend.
+		return nil, invalid(p, "invalid UTF-8 in path")
+	}
 	if hasDrive(p) {
 		return nil, invalid(p, "drive prefix in path")
 	}
@@ -160,6 +166,11 @@ func clean(p string, base []string) ([]string, error) {
 		default:
 			parts = append(parts, c)
 		}
+	}
+	// "./C:" or "x/../C:" only shows its drive-like first component after
+	// cleaning; the result must still satisfy ValidPath.
+	if len(parts) > 0 && hasDrive(parts[0]) {
+		return nil, invalid(p, "drive prefix in path")
 	}
 	return parts, nil
 }
