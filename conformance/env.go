@@ -206,6 +206,25 @@ func (e *env) names(dir string) []string {
 	return out
 }
 
+// listOrEmpty returns the sorted entry names of the storage directory
+// dir, or nothing when dir does not exist.
+func (e *env) listOrEmpty(dir string) []string {
+	e.t.Helper()
+	entries, err := e.b.List(e.ctx, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		e.t.Fatalf("List(%q): %v", dir, err)
+	}
+	backend.SortEntries(entries)
+	var out []string
+	for _, en := range entries {
+		out = append(out, en.Name)
+	}
+	return out
+}
+
 // wantNames fails the test unless the storage directory dir holds exactly
 // the names want.
 func (e *env) wantNames(dir string, want ...string) {

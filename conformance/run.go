@@ -112,5 +112,8 @@ func (s *suite) groups() []group {
 	return []group{
 		{"Capabilities", s.capabilityTests()},
 		{"RoundTrip", s.roundTripTests()},
+		{"Names", s.nameTests()},
+		{"Errors", s.errorTests()},
+		{"InvalidPaths", s.invalidPathTests()},
 	}
 }
