@@ -1,0 +1,3 @@
+package tools
+
+func (s *Set) createDirectoryTool() *Tool { return pendingTool("create_directory") }

@@ -1,0 +1,3 @@
+package tools
+
+func (s *Set) editFileTool() *Tool { return pendingTool("edit_file") }

@@ -1,0 +1,141 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"syscall"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/policy"
+)
+
+// RetryError is an error the model can correct: a missing file, a denied
+// path, a stale hash, bad arguments. Hosts return its Message to the model
+// as the tool result and let it try again; every other error a tool
+// returns is fatal to the call.
+type RetryError struct {
+	// Message is the text shown to the model.
+	Message string
+}
+
+// Error returns the message shown to the model.
+func (e *RetryError) Error() string { return e.Message }
+
+// IsRetry reports whether err is, or wraps, a *RetryError.
+func IsRetry(err error) bool {
+	var r *RetryError
+	return errors.As(err, &r)
+}
+
+// retryf builds a *RetryError from a format.
+func retryf(format string, args ...any) error {
+	return &RetryError{Message: fmt.Sprintf(format, args...)}
+}
+
+// fatalError is a failure the model cannot fix. Its message has host paths
+// rewritten; Unwrap keeps errors.Is working for the host.
+type fatalError struct {
+	msg string
+	err error
+}
+
+func (e *fatalError) Error() string { return e.msg }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// Messages of the path refusals shared by every tool.
+func outsideMsg(p string) error { return retryf("Path '%s' resolves outside the root directory.", p) }
+func loopMsg(p string) error    { return retryf("Path '%s' resolves through a symlink loop.", p) }
+func tooLongMsg(p string) error {
+	return retryf("Path '%s' is too long: a name or the whole path exceeds the storage limit.", p)
+}
+
+// isFatalStorage reports whether err is a failure of the storage itself
+// (full or read-only file system) that no other path would avoid.
+func isFatalStorage(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) ||
+		errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EIO)
+}
+
+// pathErr maps the errors every tool treats alike: containment, loops,
+// over-long or invalid names, policy refusals, read-only storage,
+// cancellation. It returns nil when err needs a tool-specific message.
+func (s *Set) pathErr(err error, display string) error {
+	var r *RetryError
+	var d *policy.Denied
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &r):
+		return r
+	case errors.As(err, &d):
+		return &RetryError{Message: d.Message}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case isFatalStorage(err):
+		return s.fatal(err)
+	case errors.Is(err, backend.ErrOutside):
+		return outsideMsg(display)
+	case errors.Is(err, backend.ErrLoop):
+		return loopMsg(display)
+	case errors.Is(err, backend.ErrNameTooLong), errors.Is(err, syscall.ENAMETOOLONG):
+		return tooLongMsg(display)
+	case errors.Is(err, backend.ErrReadOnly):
+		return retryf("Path '%s' is on read-only storage and cannot be changed. Write somewhere else.", display)
+	case errors.Is(err, backend.ErrInvalidPath), errors.Is(err, syscall.EILSEQ):
+		return retryf("Path '%s' is not a valid name on this storage.", display)
+	case errors.Is(err, backend.ErrSymlink):
+		return retryf("Path '%s' changed while it was being used (a symlink appeared). Try again.", display)
+	case errors.Is(err, fs.ErrPermission):
+		return retryf("Permission denied: %s", display)
+	}
+	return nil
+}
+
+// storageErr maps err with pathErr and makes anything left fatal.
+func (s *Set) storageErr(err error, display string) error {
+	if m := s.pathErr(err, display); m != nil {
+		return m
+	}
+	return s.fatal(err)
+}
+
+// fatal wraps a storage failure with its message cleaned of host paths.
+func (s *Set) fatal(err error) error {
+	var f *fatalError
+	if errors.As(err, &f) {
+		return err
+	}
+	return &fatalError{msg: "tools: " + s.scrub(err.Error()), err: err}
+}
+
+// scrub rewrites host paths in an error text: paths inside the local root
+// become relative to it, any other absolute path becomes
+// <outside-workspace>. Rooted namespaces print virtual paths, which are
+// not host paths, so only plain namespaces are scrubbed.
+func (s *Set) scrub(msg string) string {
+	if s.rooted {
+		return msg
+	}
+	if s.hostRoot != "" {
+		msg = strings.ReplaceAll(msg, s.hostRoot+"/", "")
+		msg = strings.ReplaceAll(msg, s.hostRoot, ".")
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if msg[i] == '/' && (i == 0 || strings.IndexByte(" '\"(:=\t[", msg[i-1]) >= 0) {
+			j := i
+			for j < len(msg) && strings.IndexByte(" '\"():,\t]", msg[j]) < 0 {
+				j++
+			}
+			b.WriteString("<outside-workspace>")
+			i = j
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
+}

@@ -1,0 +1,125 @@
+package tools
+
+import "context"
+
+// Event is a notification of a successful operation, delivered to
+// Options.OnEvent. Paths in events are canonical: rooted ("/tenant/x") in
+// a rooted namespace, relative to the namespace root ("x/y", "." for the
+// root) in a plain one, and symlink-resolved. A denied or failed call
+// emits nothing.
+type Event interface {
+	// Kind names the event type ("file_read", "file_written", ...).
+	Kind() string
+}
+
+// FileRead reports a read_file call.
+type FileRead struct {
+	Path string
+	// ContentHash is the lowercase hex SHA-256 of the whole file; empty
+	// for a binary file that was not read to the end.
+	ContentHash string
+}
+
+// Kind returns "file_read".
+func (FileRead) Kind() string { return "file_read" }
+
+// DirectoryListed reports a list_directory call.
+type DirectoryListed struct {
+	Path string
+	// EntryCount is the number of entries shown.
+	EntryCount int
+}
+
+// Kind returns "directory_listed".
+func (DirectoryListed) Kind() string { return "directory_listed" }
+
+// FileWritten reports a write_file call.
+type FileWritten struct {
+	Path string
+	// ContentHash is the lowercase hex SHA-256 of the new content.
+	ContentHash string
+}
+
+// Kind returns "file_written".
+func (FileWritten) Kind() string { return "file_written" }
+
+// FileEdited reports an edit_file call. It embeds FileWritten, so a
+// listener for writes can treat edits alike.
+type FileEdited struct {
+	FileWritten
+	// Diff is the unified diff of the change (see ChangeRequest.Diff).
+	Diff string
+	// Truncated reports that Diff was cut or left out.
+	Truncated bool
+}
+
+// Kind returns "file_edited".
+func (FileEdited) Kind() string { return "file_edited" }
+
+// DirectoryCreated reports a create_directory call that created something.
+type DirectoryCreated struct {
+	Path string
+}
+
+// Kind returns "directory_created".
+func (DirectoryCreated) Kind() string { return "directory_created" }
+
+// FilesSearched reports a search_files, find_files, list_files or grep call.
+type FilesSearched struct {
+	// Path is the walk root.
+	Path    string
+	Pattern string
+	// Search is "grep" for content searches and "find" for name searches.
+	Search string
+	// MatchCount is the number of results the model received.
+	MatchCount int
+	// Truncated reports that the results stopped at the cap.
+	Truncated bool
+}
+
+// Kind returns "files_searched".
+func (FilesSearched) Kind() string { return "files_searched" }
+
+// Operations of a ChangeRequest.
+const (
+	OpWrite           = "write"
+	OpEdit            = "edit"
+	OpCreateDirectory = "create_directory"
+)
+
+// ChangeRequest announces a change to Options.OnChangeRequest after every
+// check passed and before storage is touched. The listener may Cancel it.
+type ChangeRequest struct {
+	// Path is the canonical, symlink-resolved path to change.
+	Path string
+	// Operation is OpWrite, OpEdit or OpCreateDirectory.
+	Operation string
+	// Diff is the unified diff from the current to the proposed content
+	// (empty for a directory).
+	Diff string
+	// Truncated reports that Diff was cut, or left out because a side was
+	// too large or could not be shown.
+	Truncated bool
+
+	cancelled bool
+	reason    string
+}
+
+// Cancel stops the change; the model is told reason (or "cancelled by a
+// listener" when it is empty).
+func (r *ChangeRequest) Cancel(reason string) {
+	r.cancelled = true
+	r.reason = reason
+}
+
+// Cancelled reports whether Cancel was called, and with which reason.
+func (r *ChangeRequest) Cancelled() (reason string, ok bool) {
+	return r.reason, r.cancelled
+}
+
+// emit delivers ev to the OnEvent listener, if any.
+func (s *Set) emit(ctx context.Context, ev Event) {
+	if s.opts.OnEvent != nil {
+		s.opts.OnEvent(ctx, ev)
+	}
+}

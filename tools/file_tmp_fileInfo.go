@@ -1,0 +1,3 @@
+package tools
+
+func (s *Set) fileInfoTool() *Tool { return pendingTool("file_info") }

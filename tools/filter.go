@@ -1,0 +1,187 @@
+package tools
+
+// Shared walk-entry filtering. Contract for the walker files (walk.go,
+// search.go, find.go, listfiles.go, grep.go), all in package tools:
+//
+// Constructors (called by Set.build in tools.go; the stubs in
+// pending_walkers.go go away when the real ones land):
+//
+//	func (s *Set) searchFilesTool() *Tool
+//	func (s *Set) findFilesTool() *Tool
+//	func (s *Set) listFilesTool() *Tool
+//	func (s *Set) grepTool() *Tool
+//
+// A Tool sets Name, Description, InputSchema, Annotations and
+// call func(ctx, json.RawMessage) (string, error).
+//
+// Building blocks:
+//
+//	decodeArgs(raw, arg{name, dst, required}...) error   // strict JSON; dst *string, *int, *bool or **T
+//	s.resolve(ctx, tool, path, levelSearch) (target, error) // walk root: containment, denied patterns, Permission(OpSearch)
+//	    target{display, written, resolved string}           // as written / lexical storage path / symlink-resolved
+//	s.storageErr(err, display) error                      // backend error -> *RetryError or fatal
+//	s.newWalkFilter(root target) *walkFilter
+//	f.check(ctx, actual, entry) (walkEntry, show, descend bool, err error)
+//	    actual: the entry's storage path below root.resolved (what backend.Walk/List give)
+//	    show: the walker may print the entry (and read it, at walkEntry.Resolved)
+//	    descend: a real directory (never a symlink) worth entering; may be true when show is false
+//	    err: only cancellation or a fatal storage failure
+//	f.notices() []string  // trailing lines: hidden entries, control-character names (append after the cap marker)
+//	s.outputPath(we.Name) // how a walker prints a path (relative to Cwd with "..", or rooted)
+//	s.canonical(storagePath) // event paths (FilesSearched.Path = s.canonical(root.resolved))
+//	s.emit(ctx, FilesSearched{...})
+//	s.opts.MaxSearchResults, s.opts.MaxFindResults, s.opts.RipgrepPath, s.opts.RipgrepTimeout
+//	s.b (backend.Backend), s.hostRoot (local root, "" if none; never shown)
+//	isBinaryPrefix(p []byte) bool, displayText(b []byte) string (one U+FFFD per invalid byte)
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// walkFilter decides, entry by entry, what a walker may show, and counts
+// what it left out for the trailing notices. One walkFilter serves one
+// walk; it is not safe for concurrent use.
+type walkFilter struct {
+	s    *Set
+	root target
+	// hidden counts dot-named direct children of the root.
+	hidden int
+	// control counts entries whose names hold control characters.
+	control int
+}
+
+// walkEntry is an entry a walker met, with what it leads to.
+type walkEntry struct {
+	// Name is the entry's storage path as listed: below the walk root as
+	// the caller wrote it (root.written), for policy and output.
+	Name string
+	// Actual is the entry's storage path on the backend, below
+	// root.resolved.
+	Actual string
+	// Resolved is the storage path the entry leads to: Actual, or a
+	// symlink's target.
+	Resolved string
+	// Info describes Resolved (a symlink's target, not the link).
+	Info backend.FileInfo
+	// Link is set when the entry is a symlink.
+	Link bool
+}
+
+// IsDir reports whether the entry is, or links to, a directory.
+func (e walkEntry) IsDir() bool { return e.Info.IsDir() }
+
+// newWalkFilter starts the filtering of a walk of root.
+func (s *Set) newWalkFilter(root target) *walkFilter {
+	return &walkFilter{s: s, root: root}
+}
+
+// check judges the entry e found at the storage path actual below the
+// walk root: dot-named components below the root are skipped (and counted
+// for direct children), names with control characters are skipped and
+// counted, special files are skipped, symlinks are resolved and dropped
+// when they lead outside, loop or dangle, and what is left must pass the
+// read-level policy as listed and as resolved. descend is set for real
+// directories that are neither hidden nor denied: entries below them may
+// be visible even when the directory itself is not (allowed patterns name
+// files).
+func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntry) (we walkEntry, show, descend bool, err error) {
+	rel, ok := f.below(actual)
+	if !ok {
+		return we, false, false, nil
+	}
+	we = walkEntry{Name: backend.Join(f.root.written, rel), Actual: actual, Resolved: actual, Info: e.Info()}
+	if hasControl(e.Name) {
+		f.control++
+		return we, false, false, nil
+	}
+	if hasControl(rel) {
+		return we, false, false, nil
+	}
+	if hiddenComponent(rel) {
+		if !strings.Contains(rel, "/") {
+			f.hidden++
+		}
+		return we, false, false, nil
+	}
+	switch {
+	case e.IsSymlink():
+		if ok, err := f.followLink(ctx, &we); !ok || err != nil {
+			return we, false, false, err
+		}
+	case e.IsDir():
+		descend = f.s.rules.CheckWalkRoot(we.Name, actual) == nil
+	case !e.IsRegular():
+		return we, false, false, nil
+	}
+	return we, f.s.rules.Visible(we.Name, we.Resolved), descend, nil
+}
+
+// below returns the part of actual below the walk root.
+func (f *walkFilter) below(actual string) (string, bool) {
+	root := f.root.resolved
+	if root == "." {
+		return actual, actual != "."
+	}
+	if !strings.HasPrefix(actual, root+"/") {
+		return "", false
+	}
+	return actual[len(root)+1:], true
+}
+
+// followLink resolves a symlink entry in place. It reports false for a
+// link that leads outside, loops, dangles or leads to a special file.
+func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error) {
+	we.Link = true
+	if f.s.links == nil {
+		return false, nil
+	}
+	resolved, err := f.s.links.ResolveSymlinks(ctx, we.Actual)
+	if err != nil {
+		return false, ctx.Err()
+	}
+	info, err := backend.Stat(ctx, f.s.b, resolved)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) || f.s.pathErr(err, "") != nil {
+			return false, nil
+		}
+		return false, f.s.fatal(err)
+	}
+	if !info.IsDir() && !info.IsRegular() {
+		return false, nil
+	}
+	we.Resolved, we.Info = resolved, info
+	return true, nil
+}
+
+// notices returns the lines a walker appends to its output for what the
+// filter left out.
+func (f *walkFilter) notices() []string {
+	var out []string
+	if f.hidden > 0 {
+		out = append(out, fmt.Sprintf("[%d hidden entries omitted; name a hidden path explicitly to include it]", f.hidden))
+	}
+	if f.control > 0 {
+		out = append(out, fmt.Sprintf("[%d entries with control characters in their names omitted]", f.control))
+	}
+	return out
+}
+
+// hiddenComponent reports whether a component of the relative path rel
+// starts with a dot.
+func hiddenComponent(rel string) bool {
+	for _, c := range strings.Split(rel, "/") {
+		if strings.HasPrefix(c, ".") {
+			return true
+		}
+	}
+	return false
+}

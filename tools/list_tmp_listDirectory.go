@@ -1,0 +1,3 @@
+package tools
+
+func (s *Set) listDirectoryTool() *Tool { return pendingTool("list_directory") }

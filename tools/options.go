@@ -1,0 +1,162 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencefs/fencefs/policy"
+)
+
+// Names of the tools.
+const (
+	nameReadFile        = "read_file"
+	nameWriteFile       = "write_file"
+	nameEditFile        = "edit_file"
+	nameListDirectory   = "list_directory"
+	nameSearchFiles     = "search_files"
+	nameFindFiles       = "find_files"
+	nameCreateDirectory = "create_directory"
+	nameFileInfo        = "file_info"
+	nameListFiles       = "list_files"
+	nameGrep            = "grep"
+)
+
+// AllTools returns the names of every tool, in the order a Set lists them.
+func AllTools() []string {
+	return []string{nameReadFile, nameWriteFile, nameEditFile, nameListDirectory, nameSearchFiles,
+		nameFindFiles, nameCreateDirectory, nameFileInfo, nameListFiles, nameGrep}
+}
+
+// DefaultTools returns the names of the tools a Set has when Options.Tools
+// is nil: all but the ripgrep-backed list_files and grep, which are opt-in.
+func DefaultTools() []string {
+	return []string{nameReadFile, nameWriteFile, nameEditFile, nameListDirectory, nameSearchFiles,
+		nameFindFiles, nameCreateDirectory, nameFileInfo}
+}
+
+// ReadOnlyTools returns the names of the tools that never change storage;
+// Options.ReadOnly keeps only these.
+func ReadOnlyTools() []string {
+	return []string{nameReadFile, nameListDirectory, nameSearchFiles, nameFindFiles, nameFileInfo, nameListFiles, nameGrep}
+}
+
+// Defaults of the Options limits.
+const (
+	DefaultMaxReadLines   = 2000
+	DefaultMaxResults     = 1000
+	DefaultRipgrepTimeout = 60 * time.Second
+)
+
+// Options configure a Set. The zero value is a usable configuration: the
+// eight default tools over the whole namespace, default protected
+// patterns, content hashes on.
+type Options struct {
+	// Cwd is where relative tool paths resolve; "" is the namespace root.
+	// It must lie inside the namespace and follows the same rules as a
+	// tool path.
+	Cwd string
+	// Allowed, when not empty, limits access to matching paths.
+	Allowed []string
+	// Denied paths (and everything below them) are never accessible.
+	Denied []string
+	// Protected adds read-only patterns to the defaults.
+	Protected []string
+	// NoDefaultProtect drops policy.DefaultProtectedPatterns().
+	NoDefaultProtect bool
+	// MaxReadLines is read_file's default limit; 0 means 2000.
+	MaxReadLines int
+	// MaxReadChars caps a whole read_file result; 0 means no cap.
+	MaxReadChars int
+	// MaxListResults caps list_directory; 0 means 1000.
+	MaxListResults int
+	// MaxSearchResults caps search_files and grep; 0 means 1000.
+	MaxSearchResults int
+	// MaxFindResults caps find_files and list_files; 0 means 1000.
+	MaxFindResults int
+	// ReadOnly keeps only the read-only tools.
+	ReadOnly bool
+	// NoContentHashes removes hashes from read, write and edit results and
+	// expected_hash from their schemas. Events still carry hashes.
+	NoContentHashes bool
+	// Tools names the tools to offer; nil means DefaultTools().
+	Tools []string
+	// RequireRead refuses write_file and edit_file on an existing file the
+	// Set has not read, or that changed since it was read.
+	RequireRead bool
+	// Permission, when set, is asked before every tool touches storage.
+	Permission policy.Checker
+	// OnChangeRequest, when set, is called before a write, edit or
+	// directory creation touches storage; it may Cancel the change. An
+	// error aborts the call as a fatal error.
+	OnChangeRequest func(ctx context.Context, req *ChangeRequest) error
+	// OnEvent, when set, is notified of every successful operation.
+	OnEvent func(ctx context.Context, ev Event)
+	// RipgrepPath is the rg executable; "" means "rg" from PATH.
+	RipgrepPath string
+	// RipgrepTimeout bounds one rg run; 0 means 60s.
+	RipgrepTimeout time.Duration
+}
+
+// normalize validates o and fills in the defaults.
+func (o Options) normalize() (Options, error) {
+	limits := []struct {
+		name string
+		v    *int
+		def  int
+	}{
+		{"MaxReadLines", &o.MaxReadLines, DefaultMaxReadLines},
+		{"MaxReadChars", &o.MaxReadChars, 0},
+		{"MaxListResults", &o.MaxListResults, DefaultMaxResults},
+		{"MaxSearchResults", &o.MaxSearchResults, DefaultMaxResults},
+		{"MaxFindResults", &o.MaxFindResults, DefaultMaxResults},
+	}
+	for _, l := range limits {
+		if *l.v < 0 {
+			return o, fmt.Errorf("tools: %s must be > 0, got %d", l.name, *l.v)
+		}
+		if *l.v == 0 {
+			*l.v = l.def
+		}
+	}
+	if o.RipgrepTimeout < 0 {
+		return o, fmt.Errorf("tools: RipgrepTimeout must be > 0, got %v", o.RipgrepTimeout)
+	}
+	if o.RipgrepTimeout == 0 {
+		o.RipgrepTimeout = DefaultRipgrepTimeout
+	}
+	if o.RipgrepPath == "" {
+		o.RipgrepPath = "rg"
+	}
+	names, err := selectTools(o.Tools, o.ReadOnly)
+	if err != nil {
+		return o, err
+	}
+	o.Tools = names
+	return o, nil
+}
+
+// selectTools validates the requested names and returns them in
+// AllTools order, without duplicates, keeping only read-only tools when
+// readOnly is set.
+func selectTools(requested []string, readOnly bool) ([]string, error) {
+	if requested == nil {
+		requested = DefaultTools()
+	}
+	all := AllTools()
+	for _, n := range requested {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("tools: unknown tool %q; valid tools are %s", n, strings.Join(all, ", "))
+		}
+	}
+	ro := ReadOnlyTools()
+	var out []string
+	for _, n := range all {
+		if slices.Contains(requested, n) && (!readOnly || slices.Contains(ro, n)) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

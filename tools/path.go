@@ -1,0 +1,309 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/policy"
+)
+
+// level is the kind of access a tool makes to the path it names; it picks
+// the policy check and the permission hook's operation.
+type level int
+
+const (
+	// levelRead: a direct read of one target (read_file, file_info).
+	levelRead level = iota
+	// levelWrite: a change of one target (write_file, edit_file,
+	// create_directory).
+	levelWrite
+	// levelList: the root of list_directory (denied patterns only;
+	// policy.OpRead).
+	levelList
+	// levelSearch: the root of a recursive walker (search_files,
+	// find_files, list_files, grep: denied patterns only; policy.OpSearch).
+	levelSearch
+)
+
+// Limits on names accepted as tool input, where the backend does not say.
+const (
+	maxNameBytes = 255
+	maxPathBytes = 4096
+)
+
+// target is a tool path turned into storage paths.
+type target struct {
+	// display is the path as the caller wrote it, for result texts.
+	display string
+	// written is the canonical storage path, lexically cleaned: what the
+	// path names before symlinks are followed.
+	written string
+	// resolved is the canonical storage path after every symlink; the
+	// path to operate on.
+	resolved string
+}
+
+// resolve turns the tool path p into storage paths and checks it: the
+// refusals of names (control characters, drive prefixes, "~", over-long
+// names), containment (lexical, then symlinks), the policy rules for lv
+// and the Permission hook for tool. Refusals are *RetryError values;
+// errors of the hook other than *policy.Denied are returned as they are
+// (fatal).
+func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, error) {
+	t := target{display: p}
+	var err error
+	if t.written, err = s.lexical(p, s.cwd); err != nil {
+		return t, err
+	}
+	if t.resolved, err = s.followLinks(ctx, t.written, p); err != nil {
+		return t, err
+	}
+	if err := s.checkRules(t, lv); err != nil {
+		return t, err
+	}
+	return t, s.permit(ctx, tool, t.resolved, lv)
+}
+
+// recheck resolves t's path again after a change listener returned and
+// applies the policy rules (not the Permission hook, which already
+// answered). A path that now resolves elsewhere is a conflict.
+func (s *Set) recheck(ctx context.Context, t target, lv level) error {
+	again, err := s.followLinks(ctx, t.written, t.display)
+	if err != nil {
+		return err
+	}
+	if again != t.resolved {
+		return retryf("Conflict: path '%s' changed while the change was being approved. Check it and retry.", t.display)
+	}
+	return s.checkRules(t, lv)
+}
+
+func (s *Set) checkRules(t target, lv level) error {
+	var err error
+	switch lv {
+	case levelRead:
+		err = s.rules.CheckRead(t.written, t.resolved)
+	case levelWrite:
+		err = s.rules.CheckWrite(t.written, t.resolved)
+	default:
+		err = s.rules.CheckWalkRoot(t.written, t.resolved)
+	}
+	var d *policy.Denied
+	if errors.As(err, &d) {
+		return &RetryError{Message: d.Message}
+	}
+	return err
+}
+
+// permit asks the Permission hook about an access to the storage path
+// name. A *policy.Denied becomes a *RetryError; other errors stay fatal.
+func (s *Set) permit(ctx context.Context, tool, name string, lv level) error {
+	if s.opts.Permission == nil {
+		return nil
+	}
+	op := policy.OpRead
+	switch lv {
+	case levelWrite:
+		op = policy.OpModify
+	case levelSearch:
+		op = policy.OpSearch
+	}
+	err := s.opts.Permission.Check(ctx, policy.Request{Tool: tool, Operation: op, Path: s.canonical(name)})
+	var d *policy.Denied
+	var r *RetryError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &d):
+		return &RetryError{Message: d.Message}
+	case errors.As(err, &r):
+		return r
+	}
+	return err
+}
+
+// lexical cleans the tool path p against the working directory cwd (a
+// storage path) and returns its canonical storage path, refusing the
+// spellings the contract forbids.
+func (s *Set) lexical(p, cwd string) (string, error) {
+	if err := s.checkName(p); err != nil {
+		return "", err
+	}
+	var out string
+	var err error
+	switch {
+	case s.rooted:
+		var v string
+		if v, err = s.resolver.ResolvePath(p, backend.StorageToVirtual(cwd)); err == nil {
+			out = backend.VirtualToStorage(v)
+		}
+	case strings.HasPrefix(p, "/") && s.hostMap != nil:
+		if out, err = s.hostMap.MapHostPath(p); err != nil && !errors.Is(err, backend.ErrOutside) {
+			return "", s.storageErr(err, p)
+		}
+	case strings.HasPrefix(p, "/"):
+		rest := strings.TrimLeft(p, "/")
+		if rest == "" {
+			rest = "."
+		}
+		out, err = backend.CleanRelative(rest)
+	default:
+		out, err = backend.CleanRelative(cwd + "/" + p)
+	}
+	if err != nil {
+		// checkName refused every other invalid spelling, so what is
+		// left is a path climbing above the root.
+		return "", outsideMsg(p)
+	}
+	if !backend.ValidPath(out) {
+		return "", outsideMsg(p)
+	}
+	return out, nil
+}
+
+// checkName refuses tool paths that no backend could accept, with a
+// message saying why.
+func (s *Set) checkName(p string) error {
+	if p == "" {
+		return retryf("Path is empty. Name a file or directory, or '.' for the working directory.")
+	}
+	if hasControl(p) {
+		return retryf("Path %q contains a control character; names with control characters are not allowed.", p)
+	}
+	if strings.IndexByte(p, '\\') >= 0 {
+		return retryf("Path '%s' contains a backslash; separate directories with '/'.", p)
+	}
+	if hasDrive(p) {
+		return retryf("Path '%s' starts with a drive prefix; paths are relative to the working directory or start with '/'.", p)
+	}
+	limit := backend.CapabilitiesOf(s.b).MaxNameBytes
+	if limit <= 0 {
+		limit = maxNameBytes
+	}
+	if len(p) > maxPathBytes {
+		return tooLongMsg(p)
+	}
+	for _, c := range strings.Split(p, "/") {
+		if strings.HasPrefix(c, "~") {
+			return retryf("Path '%s' has a name starting with '~'; home directories are not expanded. Use a path relative to the working directory.", p)
+		}
+		if len(c) > limit {
+			return tooLongMsg(p)
+		}
+	}
+	if !utf8.ValidString(p) {
+		return retryf("Path %q is not valid UTF-8.", p)
+	}
+	return nil
+}
+
+// followLinks resolves the symlinks of the storage path written. Errors
+// the tools map alike (outside, loop, ...) become *RetryError values;
+// anything else leaves the path unresolved, for the operation itself to
+// report (backends never follow links, so that is safe).
+func (s *Set) followLinks(ctx context.Context, written, display string) (string, error) {
+	if s.links == nil {
+		return written, nil
+	}
+	resolved, err := s.links.ResolveSymlinks(ctx, written)
+	if err == nil {
+		return resolved, nil
+	}
+	if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
+		return "", err
+	}
+	if m := s.pathErr(err, display); m != nil {
+		return "", m
+	}
+	return written, nil
+}
+
+// initialCwd validates Options.Cwd and returns it as a storage path.
+func (s *Set) initialCwd(c string) (string, error) {
+	if c == "" {
+		return ".", nil
+	}
+	out, err := s.lexical(c, ".")
+	if err != nil {
+		return "", fmt.Errorf("tools: Cwd %q: %s", c, err)
+	}
+	if s.links != nil {
+		if _, err := s.links.ResolveSymlinks(context.Background(), out); errors.Is(err, backend.ErrOutside) || errors.Is(err, backend.ErrLoop) {
+			return "", fmt.Errorf("tools: Cwd %q: %w", c, err)
+		}
+	}
+	return out, nil
+}
+
+// canonical returns the form of a storage path used in events, permission
+// requests and diffs: rooted in a rooted namespace, relative otherwise.
+func (s *Set) canonical(name string) string {
+	if s.rooted {
+		return backend.StorageToVirtual(name)
+	}
+	return name
+}
+
+// outputPath returns how a walker shows the storage path name: rooted
+// canonical in a rooted namespace, relative to the working directory
+// (with ".." where needed) in a plain one.
+func (s *Set) outputPath(name string) string {
+	if s.rooted {
+		return backend.StorageToVirtual(name)
+	}
+	return relativeTo(s.cwd, name)
+}
+
+// relativeTo returns the storage path name relative to the storage
+// directory dir.
+func relativeTo(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	if name == dir {
+		return "."
+	}
+	if strings.HasPrefix(name, dir+"/") {
+		return name[len(dir)+1:]
+	}
+	d := strings.Split(dir, "/")
+	var n []string
+	if name != "." {
+		n = strings.Split(name, "/")
+	}
+	i := 0
+	for i < len(d) && i < len(n) && d[i] == n[i] {
+		i++
+	}
+	parts := make([]string, 0, len(d)-i+len(n)-i)
+	for range d[i:] {
+		parts = append(parts, "..")
+	}
+	parts = append(parts, n[i:]...)
+	return strings.Join(parts, "/")
+}
+
+// hasControl reports whether s holds a control character (U+0000 to
+// U+001F, U+007F), which could forge lines of a tool's output.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDrive reports whether the first component of p looks like a drive
+// ("C:", "c:foo").
+func hasDrive(p string) bool {
+	if len(p) < 2 || p[1] != ':' {
+		return false
+	}
+	c := p[0] | 0x20
+	return c >= 'a' && c <= 'z'
+}

@@ -1,0 +1,3 @@
+package tools
+
+func (s *Set) readFileTool() *Tool { return pendingTool("read_file") }

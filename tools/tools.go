@@ -1,0 +1,183 @@
+// Package tools provides the file tools an AI agent uses over a fencefs
+// backend: read_file, write_file, edit_file, list_directory, search_files,
+// find_files, create_directory, file_info, and the opt-in list_files and
+// grep.
+//
+// A [Set] binds the tools to one backend and one configuration ([Options]).
+// Each [Tool] has a name, a description, a hand-written JSON Schema for its
+// arguments and annotations, and is called with JSON arguments; the result
+// is the text shown to the model. Errors the model can correct are
+// *[RetryError] values; any other error is fatal to the call. The package
+// is framework-neutral: adapting a Set to MCP or an agent framework takes
+// a few lines.
+//
+// Every path is resolved from the Set's working directory, contained in
+// the namespace (symlinks included), and judged by the access policy
+// before storage is touched; every write is atomic and carries a
+// precondition, so a concurrent change is reported instead of overwritten.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/policy"
+)
+
+// Set is a configured set of tools over one backend. It is safe for
+// concurrent use; writes to one file through one Set are serialized.
+type Set struct {
+	b    backend.Backend
+	opts Options
+
+	// rooted is set when the backend's namespace is rooted (PathResolver):
+	// tool and output paths are virtual ("/tenant/x").
+	rooted   bool
+	resolver backend.PathResolver
+	links    backend.SymlinkResolver
+	hostMap  backend.HostPathMapper
+	// hostRoot is the local root's host path, used only to scrub error
+	// messages; empty when the backend is not on local disk.
+	hostRoot string
+	rules    *policy.Rules
+	// cwd is the working directory as a canonical storage path.
+	cwd string
+
+	tools  []*Tool
+	byName map[string]*Tool
+
+	guard readGuard
+	locks pathLocks
+}
+
+// Tool is one tool of a Set.
+type Tool struct {
+	// Name is the tool's name ("read_file").
+	Name string
+	// Description tells the model what the tool does and its limits.
+	Description string
+	// InputSchema is the JSON Schema (draft 2020-12) of the arguments: a
+	// flat object with additionalProperties false.
+	InputSchema json.RawMessage
+	// Annotations are hints for hosts.
+	Annotations Annotations
+
+	call func(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// Annotations are hints about a tool's behaviour, as MCP defines them.
+type Annotations struct {
+	// Title is a human-readable name.
+	Title string
+	// ReadOnly tools never change storage.
+	ReadOnly bool
+	// Destructive tools may overwrite or change existing data.
+	Destructive bool
+	// Idempotent tools have no further effect when called again with the
+	// same arguments.
+	Idempotent bool
+}
+
+// Call runs the tool with its JSON arguments and returns the text for the
+// model. A *RetryError is for the model; any other error is fatal.
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return t.call(ctx, args)
+}
+
+// New returns the tools configured by opts over b. It fails when an
+// option is invalid: a negative limit, an unknown tool name, an invalid
+// pattern, or a Cwd outside the namespace.
+func New(b backend.Backend, opts Options) (*Set, error) {
+	if b == nil {
+		return nil, fmt.Errorf("tools: nil backend")
+	}
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{b: b, opts: opts}
+	s.resolver, s.rooted = b.(backend.PathResolver)
+	s.links, _ = b.(backend.SymlinkResolver)
+	if !s.rooted {
+		s.hostMap, _ = b.(backend.HostPathMapper)
+	}
+	if lp, ok := b.(backend.LocalPather); ok && !s.rooted {
+		if root, ok := lp.LocalPath("."); ok {
+			s.hostRoot = root
+		}
+	}
+	protected := slices.Clone(opts.Protected)
+	if !opts.NoDefaultProtect {
+		protected = append(policy.DefaultProtectedPatterns(), protected...)
+	}
+	if s.rules, err = policy.NewRules(opts.Allowed, opts.Denied, protected); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	if s.cwd, err = s.initialCwd(opts.Cwd); err != nil {
+		return nil, err
+	}
+	s.byName = make(map[string]*Tool)
+	for _, name := range opts.Tools {
+		t := s.build(name)
+		s.tools = append(s.tools, t)
+		s.byName[name] = t
+	}
+	return s, nil
+}
+
+// build makes the named tool. The walker tools are built in their own
+// files (search.go, find.go, listfiles.go, grep.go).
+func (s *Set) build(name string) *Tool {
+	switch name {
+	case nameReadFile:
+		return s.readFileTool()
+	case nameWriteFile:
+		return s.writeFileTool()
+	case nameEditFile:
+		return s.editFileTool()
+	case nameListDirectory:
+		return s.listDirectoryTool()
+	case nameSearchFiles:
+		return s.searchFilesTool()
+	case nameFindFiles:
+		return s.findFilesTool()
+	case nameCreateDirectory:
+		return s.createDirectoryTool()
+	case nameFileInfo:
+		return s.fileInfoTool()
+	case nameListFiles:
+		return s.listFilesTool()
+	case nameGrep:
+		return s.grepTool()
+	}
+	panic("tools: no constructor for " + name)
+}
+
+// Tools returns the configured tools, in AllTools order.
+func (s *Set) Tools() []*Tool { return slices.Clone(s.tools) }
+
+// Tool returns the configured tool with the given name.
+func (s *Set) Tool(name string) (*Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Call runs the named tool with its JSON arguments. An unknown or
+// unconfigured name is a fatal error.
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	t, ok := s.byName[name]
+	if !ok {
+		return "", fmt.Errorf("tools: unknown tool %q", name)
+	}
+	return t.Call(ctx, args)
+}
+
+// Rooted reports whether the Set's namespace is rooted: tool paths and
+// output paths are then virtual paths starting with "/".
+func (s *Set) Rooted() bool { return s.rooted }

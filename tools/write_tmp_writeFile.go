@@ -1,0 +1,3 @@
+package tools
+
+func (s *Set) writeFileTool() *Tool { return pendingTool("write_file") }
