@@ -1,0 +1,259 @@
+package policy
+
+import (
+	"strings"
+)
+
+// DefaultProtectedPatterns returns a fresh copy of the patterns protected
+// from writes unless a caller opts out: git metadata (a directory, or a
+// file in a worktree), dotenv files at any depth, keys and certificates,
+// and anything named secrets. With the "**/" rule and protection of every
+// ancestor this covers ".git/config", "sub/.git/hooks/x", "apps/.env",
+// "a/b.key" and "conf/secrets/x", but not ".gitignore" or
+// "environment.md".
+func DefaultProtectedPatterns() []string {
+	return []string{"**/.git", "**/.env", "**/.env.*", "*.pem", "*.key", "**/secrets*"}
+}
+
+// Denied is the error of every refusal in this package. Its message is
+// the exact text shown to the model.
+type Denied struct {
+	// Message is the whole text, as the tool contract words it.
+	Message string
+	// Path is the path the refusal names.
+	Path string
+	// Pattern is the pattern that decided, empty when none did (a path
+	// outside the allowed patterns or a scope, an operation not approved).
+	Pattern string
+}
+
+// Error returns the message.
+func (e *Denied) Error() string { return e.Message }
+
+// Rules holds the access patterns of a tool set. Paths given to its
+// methods are canonical storage paths relative to the namespace root, with
+// no leading "/" and "." for the root. The zero value and a nil *Rules
+// allow everything.
+//
+// Every path is judged twice, as the caller wrote it and as its symlinks
+// resolve, so that neither a link name nor an alias can launder a path.
+// Denied and protected patterns apply to the path and to each of its
+// ancestors ("private" denies "private/x"); allowed patterns apply to the
+// path itself only.
+//
+// The fields are exported for inspection; a Rules must not be modified
+// once it is in use.
+type Rules struct {
+	// Allowed, when not empty, lists the patterns one of which each
+	// directly accessed path must match.
+	Allowed []string
+	// Denied lists patterns no path or ancestor may match.
+	Denied []string
+	// Protected lists patterns no written path or ancestor may match. It
+	// is the full list: callers merge [DefaultProtectedPatterns] in.
+	Protected []string
+}
+
+// NewRules validates every pattern with [ValidatePattern] and returns
+// rules holding copies of the three lists.
+func NewRules(allowed, denied, protected []string) (*Rules, error) {
+	for _, list := range [][]string{allowed, denied, protected} {
+		for _, p := range list {
+			if err := ValidatePattern(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &Rules{Allowed: clone(allowed), Denied: clone(denied), Protected: clone(protected)}, nil
+}
+
+func clone(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]string(nil), s...)
+}
+
+// CheckRead judges a read of a single target (read_file, file_info):
+// denied patterns, then allowed patterns. written is the path as the
+// caller wrote it, resolved its symlink-resolved target; either may be
+// empty when it is not known, and the same path may be passed twice.
+func (r *Rules) CheckRead(written, resolved string) error {
+	return r.check(levelRead, written, resolved)
+}
+
+// CheckWrite judges a change of a single target (write_file, edit_file,
+// create_directory): protected patterns, then denied, then allowed.
+func (r *Rules) CheckWrite(written, resolved string) error {
+	return r.check(levelWrite, written, resolved)
+}
+
+// CheckWalkRoot judges the root of a walk (list_directory, find_files,
+// ...): denied patterns only. Allowed patterns name files, which a
+// directory such as "." never matches, so they filter the walk's entries
+// instead (see [Rules.Visible]).
+func (r *Rules) CheckWalkRoot(written, resolved string) error {
+	return r.check(levelWalkRoot, written, resolved)
+}
+
+// Visible reports whether a walker may show an entry: the entry passes
+// the read-level checks as listed (written) and as resolved. Protection
+// does not hide anything. Visible says nothing about whether a walker
+// should descend into a directory entry.
+func (r *Rules) Visible(written, resolved string) bool {
+	v := r.verdict(levelRead, written, resolved)
+	return v.kind == verdictOK
+}
+
+type level uint8
+
+const (
+	levelWalkRoot level = iota
+	levelRead
+	levelWrite
+)
+
+type verdictKind uint8
+
+const (
+	verdictOK verdictKind = iota
+	verdictProtected
+	verdictDenied
+	verdictNotAllowed
+)
+
+// verdict is the outcome of a check, kept free of allocation so that
+// walkers can filter many entries cheaply.
+type verdict struct {
+	kind    verdictKind
+	path    string
+	pattern string
+}
+
+func (r *Rules) check(lv level, written, resolved string) error {
+	v := r.verdict(lv, written, resolved)
+	switch v.kind {
+	case verdictProtected:
+		return &Denied{Message: "Path " + quote(v.path) + " is protected (matches " + quote(v.pattern) + ").", Path: v.path, Pattern: v.pattern}
+	case verdictDenied:
+		return &Denied{Message: "Path " + quote(v.path) + " is denied by pattern " + quote(v.pattern) + ".", Path: v.path, Pattern: v.pattern}
+	case verdictNotAllowed:
+		return &Denied{Message: "Path " + quote(v.path) + " does not match any allowed pattern.", Path: v.path}
+	}
+	return nil
+}
+
+// verdict applies the checks in the contract's order: protected (writes
+// only), denied, allowed (not for walk roots). Within each check the
+// resolved path is judged before the written one, so a refusal names the
+// resolved path when both would be refused, and the first pattern in the
+// configured order that matches the path or one of its ancestors decides.
+func (r *Rules) verdict(lv level, written, resolved string) verdict {
+	if r == nil {
+		return verdict{}
+	}
+	both, n := candidates(written, resolved)
+	paths := both[:n]
+	if lv == levelWrite {
+		for _, p := range paths {
+			if pat, ok := matchWithAncestors(r.Protected, p); ok {
+				return verdict{kind: verdictProtected, path: p, pattern: pat}
+			}
+		}
+	}
+	for _, p := range paths {
+		if pat, ok := matchWithAncestors(r.Denied, p); ok {
+			return verdict{kind: verdictDenied, path: p, pattern: pat}
+		}
+	}
+	if lv != levelWalkRoot && len(r.Allowed) > 0 {
+		for _, p := range paths {
+			if !matchAny(r.Allowed, p) {
+				return verdict{kind: verdictNotAllowed, path: p}
+			}
+		}
+	}
+	return verdict{}
+}
+
+// candidates lists the paths to judge: the resolved one first, then the
+// written one when it differs. An empty string stands for "not known";
+// when neither is known the root is judged. An array keeps this free of
+// allocation.
+func candidates(written, resolved string) (paths [2]string, n int) {
+	switch {
+	case resolved == "" && written == "":
+		return [2]string{"."}, 1
+	case resolved == "" || resolved == written:
+		return [2]string{written}, 1
+	case written == "":
+		return [2]string{resolved}, 1
+	}
+	return [2]string{resolved, written}, 2
+}
+
+// matchAny returns whether name matches one of patterns.
+func matchAny(patterns []string, name string) bool {
+	for _, pat := range patterns {
+		if Match(pat, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchWithAncestors returns the first of patterns that matches name or
+// one of its ancestor directories ("a" and "a/b" for "a/b/c").
+func matchWithAncestors(patterns []string, name string) (string, bool) {
+	for _, pat := range patterns {
+		if Match(pat, name) {
+			return pat, true
+		}
+		for i := strings.IndexByte(name, '/'); i >= 0; {
+			if Match(pat, name[:i]) {
+				return pat, true
+			}
+			j := strings.IndexByte(name[i+1:], '/')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	return "", false
+}
+
+// HiddenBelow reports whether any component of name below root starts
+// with ".", which makes walkers skip it whatever the patterns say (naming
+// a hidden directory as the walk root walks it). root and name are
+// canonical paths of the same kind: storage paths ("." for the root) or
+// rooted virtual paths ("/" for the root). A name that is not below root
+// is judged on all its components.
+func HiddenBelow(root, name string) bool {
+	rest := belowRoot(root, name)
+	for rest != "" {
+		c, tail, _ := strings.Cut(rest, "/")
+		if strings.HasPrefix(c, ".") && c != "." {
+			return true
+		}
+		rest = tail
+	}
+	return false
+}
+
+// belowRoot returns the part of name below root, or all of name (without
+// a leading "/") when name does not lie below root.
+func belowRoot(root, name string) string {
+	switch {
+	case name == root:
+		return ""
+	case root == "." || root == "/" || root == "":
+		return strings.TrimPrefix(name, "/")
+	case strings.HasPrefix(name, root+"/"):
+		return name[len(root)+1:]
+	}
+	if name == "." {
+		return ""
+	}
+	return strings.TrimPrefix(name, "/")
+}
