@@ -1,0 +1,145 @@
+package sftpadapter
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/pkg/sftp"
+)
+
+// errNotSymlink is the answer of Readlink on a path that is no symlink.
+var errNotSymlink = fmt.Errorf("%w: not a symlink", fs.ErrInvalid)
+
+// errChanged reports a file that changed between its check and its open.
+var errChanged = fmt.Errorf("%w: file changed while it was opened", backend.ErrNotRegular)
+
+// remote returns the server path of the canonical storage path name.
+func (f *FS) remote(name string) string {
+	switch {
+	case name == ".":
+		return f.root
+	case f.root == "/":
+		return "/" + name
+	default:
+		return f.root + "/" + name
+	}
+}
+
+// lstatChain returns the LSTAT answers for every prefix of name ("a",
+// "a/b", ..., name), asked concurrently so that a deep path costs one
+// round trip.
+func (f *FS) lstatChain(c *sftp.Client, name string) ([]os.FileInfo, []error) {
+	parts := strings.Split(name, "/")
+	infos := make([]os.FileInfo, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() {
+			infos[i], errs[i] = c.Lstat(f.remote(strings.Join(parts[:i+1], "/")))
+		})
+	}
+	wg.Wait()
+	return infos, errs
+}
+
+// lstatPath returns the LSTAT of name after checking that every ancestor
+// is a real directory: a symlink on the way gives ErrSymlink, a file
+// ErrNotDir and a missing ancestor fs.ErrNotExist. The final component is
+// not followed.
+func (f *FS) lstatPath(c *sftp.Client, name string) (os.FileInfo, error) {
+	if name == "." {
+		return c.Lstat(f.root)
+	}
+	infos, errs := f.lstatChain(c, name)
+	last := len(infos) - 1
+	if err := checkAncestors(infos[:last], errs[:last]); err != nil {
+		return nil, err
+	}
+	return infos[last], errs[last]
+}
+
+// checkAncestors turns the first problem among the answers for a path's
+// ancestors into an error.
+func checkAncestors(infos []os.FileInfo, errs []error) error {
+	for i, err := range errs {
+		switch {
+		case err != nil:
+			return err
+		case infos[i].Mode()&fs.ModeSymlink != 0:
+			return backend.ErrSymlink
+		case !infos[i].IsDir():
+			return backend.ErrNotDir
+		}
+	}
+	return nil
+}
+
+// mapErr turns what pkg/sftp returns into the io/fs and backend sentinels,
+// dropping any server path it carries.
+func mapErr(err error) error {
+	for {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe) && pe.Err != err:
+			err = pe.Err
+			continue
+		case errors.As(err, &le):
+			err = le.Err
+			continue
+		}
+		break
+	}
+	var st *sftp.StatusError
+	if errors.As(err, &st) {
+		switch st.FxCode() {
+		case sftp.ErrSSHFxNoSuchFile:
+			return fs.ErrNotExist
+		case sftp.ErrSSHFxPermissionDenied:
+			return fs.ErrPermission
+		case sftp.ErrSSHFxOpUnsupported:
+			return fmt.Errorf("%w: %v", errors.ErrUnsupported, st)
+		}
+	}
+	return err
+}
+
+// pathErr wraps err for op on the storage path name.
+func pathErr(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return backend.PathError(op, name, mapErr(err))
+}
+
+// validEntry reports whether a name listed in dir can be shown as a
+// child: a single component that makes a canonical storage path.
+func validEntry(dir, name string) bool {
+	return safeName([]byte(name)) && backend.ValidPath(backend.Join(dir, name))
+}
+
+// toFileInfo converts the server's answer for name.
+func toFileInfo(name string, fi os.FileInfo) backend.FileInfo {
+	_, base := backend.Split(name)
+	return backend.FileInfo{
+		Name:    base,
+		Size:    fi.Size(),
+		Mode:    fi.Mode(),
+		ModTime: fi.ModTime(),
+	}
+}
+
+// toDirEntry converts one entry of a listing.
+func toDirEntry(fi os.FileInfo) backend.DirEntry {
+	return backend.DirEntry{
+		Name:    fi.Name(),
+		Type:    fi.Mode().Type(),
+		Size:    fi.Size(),
+		ModTime: fi.ModTime(),
+	}
+}
