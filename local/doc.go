@@ -1,0 +1,23 @@
+// Package local is the local-disk backend of fencefs and a real security
+// boundary: nothing it does reads, writes or lists a byte outside its root
+// directory, whatever symlinks an agent or another process creates, swaps
+// or races in.
+//
+// The root is opened once as a directory descriptor and every later open
+// is relative to it, made with openat2 and RESOLVE_BENEATH,
+// RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS, so that the kernel itself
+// refuses to leave the root or to follow any link. On kernels without
+// openat2 the same semantics are built on [os.Root], checking the identity
+// of every component opened. Backend operations never follow symlinks;
+// callers that want links followed resolve the path first with
+// [FS.ResolveSymlinks], judge the target, and then operate on it. If a link
+// is swapped in between, the operation fails instead of being redirected.
+//
+// Files are opened non-blocking and checked with fstat before use, so
+// FIFOs, sockets and devices are refused and never block. Writes go to a
+// temporary file beside the target and are renamed over it; preconditions
+// are checked under an advisory lock on the parent directory, which makes
+// compare-and-swap hold between processes sharing a root.
+//
+// The package builds on Linux only.
+package local

@@ -1,0 +1,64 @@
+//go:build linux
+
+package local
+
+import (
+	"errors"
+	"io/fs"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// pathError returns err as an *fs.PathError naming the storage path name,
+// with errnos turned into the sentinels callers test with errors.Is.
+func pathError(op, name string, err error) error {
+	return &fs.PathError{Op: op, Path: name, Err: mapErrno(err)}
+}
+
+// mapErrno turns an errno (bare or inside an os error) into the io/fs or
+// backend sentinel it stands for. Errnos without one, such as EROFS and
+// ENOSPC, are kept as they are so callers can treat them as fatal.
+func mapErrno(err error) error {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err
+	}
+	switch errno {
+	case unix.ENOENT:
+		return fs.ErrNotExist
+	case unix.EEXIST, unix.ENOTEMPTY:
+		return fs.ErrExist
+	case unix.EACCES, unix.EPERM:
+		return fs.ErrPermission
+	case unix.ENOTDIR:
+		return backend.ErrNotDir
+	case unix.EISDIR:
+		return backend.ErrIsDir
+	case unix.ELOOP:
+		// Lookups never follow links, so ELOOP always means a symlink was
+		// met where a real file or directory was needed.
+		return backend.ErrSymlink
+	case unix.EXDEV:
+		// RESOLVE_BENEATH answers EXDEV to a lookup that would leave the root.
+		return backend.ErrOutside
+	case unix.ENAMETOOLONG:
+		return backend.ErrNameTooLong
+	case unix.ENXIO:
+		// Opening a socket, or a device without a driver.
+		return backend.ErrNotRegular
+	}
+	return errno
+}
+
+// notDirStat is Stat's error for a path that goes through a file: it is
+// ErrNotDir, and also fs.ErrNotExist, since the path names nothing.
+type notDirStat struct{}
+
+func (notDirStat) Error() string { return backend.ErrNotDir.Error() }
+
+func (notDirStat) Is(target error) bool {
+	return target == backend.ErrNotDir || target == fs.ErrNotExist
+}
