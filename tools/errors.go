@@ -24,10 +24,12 @@ type RetryError struct {
 // Error returns the message shown to the model.
 func (e *RetryError) Error() string { return e.Message }
 
-// IsRetry reports whether err is, or wraps, a *RetryError.
+// IsRetry reports whether err is, or wraps, a *RetryError. A fatal error
+// that happens to wrap one (a change listener returning it) is not.
 func IsRetry(err error) bool {
 	var r *RetryError
-	return errors.As(err, &r)
+	var f *fatalError
+	return errors.As(err, &r) && !errors.As(err, &f)
 }
 
 // retryf builds a *RetryError from a format.

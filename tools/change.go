@@ -1,0 +1,232 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/tools/internal/udiff"
+)
+
+// existing is what a change found at its target before changing it.
+type existing struct {
+	// exists is false for a file about to be created.
+	exists bool
+	// data holds the content, or only its start when partial is set.
+	data []byte
+	// partial: data is a prefix; the file was too large to keep whole.
+	partial bool
+	// hash is the full hex SHA-256 of the whole content.
+	hash string
+}
+
+// loadTarget inspects the target of a write or edit. A missing target is
+// fine when its parent directory exists; keep bounds how much of an
+// existing file is kept in memory (0: all of it). Refusals use the texts
+// of write_file.
+func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, error) {
+	info, err := backend.Stat(ctx, s.b, t.resolved)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return existing{}, s.checkParent(ctx, t)
+	case errors.Is(err, backend.ErrNotDir):
+		return existing{}, parentNotDir(t.display)
+	case err != nil:
+		return existing{}, s.storageErr(err, t.display)
+	case !info.IsRegular():
+		return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
+	}
+	r, err := s.b.OpenRead(ctx, t.resolved)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return existing{}, s.checkParent(ctx, t)
+		}
+		if errors.Is(err, backend.ErrIsDir) || errors.Is(err, backend.ErrNotRegular) {
+			return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
+		}
+		return existing{}, s.storageErr(err, t.display)
+	}
+	defer r.Close()
+	ex, err := readExisting(ctx, r, keep)
+	if err != nil {
+		return ex, s.storageErr(err, t.display)
+	}
+	return ex, nil
+}
+
+// readExisting reads r to its end, hashing all of it and keeping at most
+// keep bytes (all when keep is 0).
+func readExisting(ctx context.Context, r io.Reader, keep int64) (existing, error) {
+	h := sha256.New()
+	var buf bytes.Buffer
+	src := io.TeeReader(contextReader{ctx, r}, h)
+	ex := existing{exists: true}
+	if keep > 0 {
+		if _, err := io.CopyN(&buf, src, keep+1); err != nil && err != io.EOF {
+			return ex, err
+		}
+		if int64(buf.Len()) > keep {
+			ex.partial = true
+			buf.Truncate(int(keep))
+			if _, err := io.Copy(h, contextReader{ctx, r}); err != nil {
+				return ex, err
+			}
+		}
+	} else if _, err := io.Copy(&buf, src); err != nil {
+		return ex, err
+	}
+	ex.data = buf.Bytes()
+	ex.hash = hex.EncodeToString(h.Sum(nil))
+	return ex, nil
+}
+
+// checkParent explains why a file cannot be created at t: its parent is
+// missing, or something on the way is not a directory.
+func (s *Set) checkParent(ctx context.Context, t target) error {
+	parent, _ := backend.Split(t.resolved)
+	for dir := parent; dir != "."; dir, _ = backend.Split(dir) {
+		info, err := backend.Stat(ctx, s.b, dir)
+		switch {
+		case err == nil && info.IsDir():
+			if dir == parent {
+				return nil
+			}
+			return parentMissing(t.display)
+		case err == nil, errors.Is(err, backend.ErrNotDir):
+			return parentNotDir(t.display)
+		case !errors.Is(err, fs.ErrNotExist):
+			return s.storageErr(err, t.display)
+		}
+	}
+	if parent == "." {
+		return nil
+	}
+	return parentMissing(t.display)
+}
+
+func parentMissing(display string) error {
+	return retryf("Parent directory '%s' does not exist. Use create_directory first.", path.Dir(strings.TrimRight(display, "/")))
+}
+
+func parentNotDir(display string) error {
+	return retryf("Path '%s' has a parent that is not a directory.", display)
+}
+
+// checkExpected compares the model's expected_hash with the current
+// content of an existing file.
+func checkExpected(display, expected, current string) error {
+	exp := strings.ToLower(strings.TrimSpace(expected))
+	exp = strings.TrimSpace(strings.TrimPrefix(exp, "hash:"))
+	if len(exp) >= 12 && strings.HasPrefix(current, exp) {
+		return nil
+	}
+	return conflict(display, exp, shortHash(current))
+}
+
+func conflict(display, expected, got string) error {
+	return retryf("Conflict: file '%s' has changed (expected hash:%s, got hash:%s). Re-read the file and retry.", display, expected, got)
+}
+
+// change is a write or edit that passed every check and is ready to be
+// announced and committed.
+type change struct {
+	t   target
+	op  string // OpWrite or OpEdit
+	old existing
+	// oldText is the display text of the old content for the diff; ok is
+	// false when it cannot be shown (binary or too large).
+	oldText string
+	oldOK   bool
+	data    []byte
+}
+
+// diff renders the change's unified diff.
+func (s *Set) diff(c *change) (string, bool) {
+	name := strings.TrimPrefix(s.canonical(c.t.resolved), "/")
+	if !c.oldOK {
+		return udiff.Headers(name), true
+	}
+	return udiff.Unified(name, c.oldText, displayText(c.data))
+}
+
+// apply announces c to the change listener and, unless it is cancelled,
+// writes it with a precondition that the target still holds what the
+// listener was shown. It returns the cancellation text when cancelled.
+// verb is "written" or "edited".
+func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, truncated bool, cancelled string, err error) {
+	diff, truncated = s.diff(c)
+	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb); err != nil || msg != "" {
+		return diff, truncated, msg, err
+	}
+	pre := backend.Precondition{CreateOnly: true}
+	if c.old.exists {
+		pre = backend.Precondition{MatchHash: c.old.hash}
+	}
+	err = backend.WriteFile(ctx, s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: pre})
+	if err != nil {
+		return diff, truncated, "", s.writeErr(ctx, c, err)
+	}
+	return diff, truncated, "", nil
+}
+
+// announce sends a ChangeRequest to the listener, then resolves and checks
+// the path again. It returns the result text of a cancelled change.
+func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated bool, verb string) (string, error) {
+	if s.opts.OnChangeRequest == nil {
+		return "", nil
+	}
+	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated}
+	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
+		return "", &fatalError{msg: "tools: change listener: " + err.Error(), err: err}
+	}
+	if reason, ok := req.Cancelled(); ok {
+		if reason == "" {
+			reason = "cancelled by a listener"
+		}
+		return fmt.Sprintf("['%s' was not %s: %s]", t.display, verb, reason), nil
+	}
+	return "", s.recheck(ctx, t, levelWrite)
+}
+
+// writeErr maps the failure of a write's commit.
+func (s *Set) writeErr(ctx context.Context, c *change, err error) error {
+	switch {
+	case errors.Is(err, backend.ErrPrecondition), errors.Is(err, fs.ErrExist):
+		return s.conflictNow(ctx, c)
+	case errors.Is(err, backend.ErrIsDir), errors.Is(err, backend.ErrNotRegular):
+		return retryf("Path '%s' exists and is not a regular file.", c.t.display)
+	case errors.Is(err, backend.ErrNotDir):
+		return parentNotDir(c.t.display)
+	case errors.Is(err, fs.ErrNotExist):
+		if c.old.exists {
+			return s.conflictNow(ctx, c)
+		}
+		return parentMissing(c.t.display)
+	}
+	return s.storageErr(err, c.t.display)
+}
+
+// conflictNow reports that the target no longer holds what was checked,
+// naming both hashes ("none" for a missing file).
+func (s *Set) conflictNow(ctx context.Context, c *change) error {
+	exp, got := "none", "none"
+	if c.old.exists {
+		exp = shortHash(c.old.hash)
+	}
+	if r, err := s.b.OpenRead(ctx, c.t.resolved); err == nil {
+		now, err := readExisting(ctx, r, 1)
+		r.Close()
+		if err == nil {
+			got = shortHash(now.hash)
+		}
+	}
+	return conflict(c.t.display, exp, got)
+}

@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+func (s *Set) fileInfoTool() *Tool {
+	return &Tool{
+		Name: nameFileInfo,
+		Description: "Show metadata of a file or directory: type, size in bytes, and for files whether they are binary; " +
+			"for text files the number of lines and the content hash; for symbolic links their target.",
+		InputSchema: objectSchema([]string{"path"},
+			prop{"path", `{"type":"string","description":"The file or directory, relative to the working directory, or starting with '/'."}`},
+		),
+		Annotations: Annotations{Title: "File info", ReadOnly: true, Idempotent: true},
+		call:        s.fileInfo,
+	}
+}
+
+func (s *Set) fileInfo(ctx context.Context, raw json.RawMessage) (string, error) {
+	var p string
+	if err := decodeArgs(raw, arg{"path", &p, true}); err != nil {
+		return "", err
+	}
+	t, err := s.resolve(ctx, nameFileInfo, p, levelRead)
+	if err != nil {
+		return "", err
+	}
+	linkTarget, err := s.linkTarget(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	info, err := backend.Stat(ctx, s.b, t.resolved)
+	if err != nil {
+		return "", s.infoErr(err, p)
+	}
+	lines := []string{"path: " + p}
+	switch {
+	case info.IsDir():
+		lines = append(lines, "type: directory", sizeLine(info.Size))
+	case info.IsRegular():
+		lines = append(lines, "type: file")
+		more, err := s.fileFacts(ctx, t)
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, more...)
+	default:
+		return "", retryf("Path '%s' is not a regular file or directory.", p)
+	}
+	if linkTarget != "" {
+		lines = append(lines, "symlink_target: "+linkTarget)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// fileFacts reads a regular file once for file_info: its size, whether it
+// is binary, and for text its line count and hash (shown even when
+// content hashes are off: file_info is where a model asks for one).
+func (s *Set) fileFacts(ctx context.Context, t target) ([]string, error) {
+	r, err := s.b.OpenRead(ctx, t.resolved)
+	if err != nil {
+		return nil, s.infoErr(err, t.display)
+	}
+	defer r.Close()
+	scan, err := s.scanFile(ctx, r, window{offset: 0, limit: 0})
+	if err != nil {
+		return nil, s.storageErr(err, t.display)
+	}
+	if scan.binary {
+		size := scan.size
+		if !scan.complete {
+			info, err := backend.Stat(ctx, s.b, t.resolved)
+			if err != nil {
+				return nil, s.infoErr(err, t.display)
+			}
+			size = info.Size
+		}
+		return []string{sizeLine(size), "binary: true"}, nil
+	}
+	return []string{sizeLine(scan.size), "binary: false",
+		fmt.Sprintf("lines: %d", scan.lines), "hash: " + shortHash(scan.hash)}, nil
+}
+
+func sizeLine(n int64) string {
+	if n < 0 {
+		return "size: unknown"
+	}
+	return fmt.Sprintf("size: %d bytes", n)
+}
+
+// linkTarget returns the stored target of t when its final component is
+// a symlink, and "" otherwise.
+func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
+	if s.links == nil || t.written == "." {
+		return "", nil
+	}
+	dir, base := backend.Split(t.written)
+	parent, err := s.followLinks(ctx, dir, t.display)
+	if err != nil {
+		return "", err
+	}
+	name := backend.Join(parent, base)
+	info, err := backend.Stat(ctx, s.b, name)
+	if err != nil || !info.IsSymlink() {
+		return "", nil
+	}
+	target, err := s.links.Readlink(ctx, name)
+	if err != nil {
+		return "", s.storageErr(err, t.display)
+	}
+	return target, nil
+}
+
+// infoErr maps the errors of file_info.
+func (s *Set) infoErr(err error, display string) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, backend.ErrNotDir):
+		return retryf("Path not found: %s", display)
+	case errors.Is(err, backend.ErrNotRegular):
+		return retryf("Path '%s' is not a regular file or directory.", display)
+	}
+	return s.storageErr(err, display)
+}

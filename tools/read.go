@@ -1,0 +1,374 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// readBufferSize is the read-ahead of streamed reads; lines longer than
+// this are handled in pieces, so memory stays bounded by the window.
+const readBufferSize = 64 << 10
+
+func (s *Set) readFileTool() *Tool {
+	desc := fmt.Sprintf("Read a text file. Each line is shown with its 1-based line number, a tab, and the line; "+
+		"the header gives the path, the total number of lines and a content hash. Reads at most %d lines by default: "+
+		"use offset (lines to skip) and limit (lines to show) to page through longer files. "+
+		"Binary files are reported by size, never dumped.", s.opts.MaxReadLines)
+	if s.opts.NoContentHashes {
+		desc = strings.Replace(desc, " and a content hash", "", 1)
+	}
+	if s.opts.MaxReadChars > 0 {
+		desc += fmt.Sprintf(" A result holds at most %d characters; a longer window ends early with a hint how to continue.", s.opts.MaxReadChars)
+	}
+	return &Tool{
+		Name:        nameReadFile,
+		Description: desc,
+		InputSchema: objectSchema([]string{"path"},
+			prop{"path", `{"type":"string","description":"The file to read, relative to the working directory, or starting with '/'."}`},
+			prop{"offset", `{"type":"integer","minimum":0,"default":0,"description":"Number of lines to skip from the start of the file."}`},
+			prop{"limit", fmt.Sprintf(`{"type":"integer","minimum":1,"default":%d,"description":"Maximum number of lines to show."}`, s.opts.MaxReadLines)},
+		),
+		Annotations: Annotations{Title: "Read file", ReadOnly: true, Idempotent: true},
+		call:        s.readFile,
+	}
+}
+
+func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error) {
+	var p string
+	var offset, limit *int
+	if err := decodeArgs(raw, arg{"path", &p, true}, arg{"offset", &offset, false}, arg{"limit", &limit, false}); err != nil {
+		return "", err
+	}
+	win := window{offset: 0, limit: s.opts.MaxReadLines, maxChars: s.opts.MaxReadChars}
+	if offset != nil {
+		win.offset = *offset
+	}
+	if limit != nil {
+		win.limit = *limit
+	}
+	if win.offset < 0 {
+		return "", retryf("Invalid offset %d: offset must be 0 or greater.", win.offset)
+	}
+	if win.limit < 1 {
+		return "", retryf("Invalid limit %d: limit must be 1 or greater.", win.limit)
+	}
+	t, err := s.resolve(ctx, nameReadFile, p, levelRead)
+	if err != nil {
+		return "", err
+	}
+	r, err := s.openFile(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	scan, err := s.scanFile(ctx, r, win)
+	if err != nil {
+		return "", s.storageErr(err, p)
+	}
+	if scan.binary {
+		return s.readBinary(ctx, t, scan)
+	}
+	if scan.lines > 0 && win.offset >= scan.lines {
+		return "", retryf("Offset %d exceeds file length (%d lines).", win.offset, scan.lines)
+	}
+	s.guard.remember(t.resolved, scan.hash)
+	s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
+	return s.formatRead(p, scan, win), nil
+}
+
+// openFile opens the regular file t for reading, mapping the refusals to
+// the messages of read_file and edit_file. On storage that can hold
+// special files the type is checked first, so a FIFO is never opened.
+func (s *Set) openFile(ctx context.Context, t target) (io.ReadCloser, error) {
+	if backend.CapabilitiesOf(s.b).SpecialFiles {
+		info, err := backend.Stat(ctx, s.b, t.resolved)
+		if err != nil {
+			return nil, s.fileErr(err, t.display)
+		}
+		if info.IsDir() {
+			return nil, s.fileErr(backend.ErrIsDir, t.display)
+		}
+		if !info.IsRegular() {
+			return nil, s.fileErr(backend.ErrNotRegular, t.display)
+		}
+	}
+	r, err := s.b.OpenRead(ctx, t.resolved)
+	if err != nil {
+		return nil, s.fileErr(err, t.display)
+	}
+	return r, nil
+}
+
+// fileErr maps the errors of opening a file for read_file and edit_file.
+func (s *Set) fileErr(err error, display string) error {
+	switch {
+	case errors.Is(err, backend.ErrIsDir):
+		return retryf("'%s' is a directory, not a file.", display)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, backend.ErrNotRegular),
+		errors.Is(err, backend.ErrNotDir), errors.Is(err, backend.ErrSymlink):
+		return retryf("File not found: %s", display)
+	}
+	return s.storageErr(err, display)
+}
+
+// window is the part of a file read_file shows.
+type window struct {
+	offset, limit int
+	// maxChars caps the whole result; 0 means no cap.
+	maxChars int
+}
+
+// scanResult is what one streaming pass over a file found.
+type scanResult struct {
+	binary bool
+	// complete is set when the file was read to its end; lines, size and
+	// hash are then known.
+	complete bool
+	size     int64
+	lines    int
+	hash     string
+	// shown holds the display text of the lines collected for the window,
+	// each ending in "\n", from line offset+1 on.
+	shown []string
+	// firstLen is the length in characters of line offset+1, including
+	// its terminator.
+	firstLen int
+}
+
+// hashingReader hashes and counts what is read through it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	hr.n += int64(n)
+	return n, err
+}
+
+// scanFile reads r once: it detects a binary file from its first 8192
+// bytes (and stops there), and otherwise counts every line, hashes every
+// byte and collects the lines of win, never holding more than the window
+// (or, with a character cap, what could fit it) in memory.
+func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResult, error) {
+	hr := &hashingReader{r: r, h: sha256.New()}
+	br := bufio.NewReaderSize(hr, readBufferSize)
+	head, err := br.Peek(binaryPrefix)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	res := &scanResult{}
+	if isBinaryPrefix(head) {
+		res.binary = true
+		res.size = -1
+		return res, s.finishBinary(ctx, br, hr, res)
+	}
+	c := newCollector(win)
+	atStart := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if atStart {
+				c.startLine()
+				atStart = false
+			}
+			c.add(chunk)
+			if chunk[len(chunk)-1] == '\n' {
+				c.endLine()
+				atStart = true
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !atStart {
+		c.endLine()
+	}
+	res.complete = true
+	res.size = hr.n
+	res.lines = c.line
+	res.hash = hex.EncodeToString(hr.h.Sum(nil))
+	res.shown = c.shown
+	res.firstLen = c.first.total()
+	return res, nil
+}
+
+// finishBinary reads a binary file to its end when its hash is needed
+// (RequireRead, or an event listener); otherwise the size comes from Stat
+// and the rest of the file is never read.
+func (s *Set) finishBinary(ctx context.Context, br *bufio.Reader, hr *hashingReader, res *scanResult) error {
+	if !s.opts.RequireRead && s.opts.OnEvent == nil {
+		return nil
+	}
+	if _, err := io.Copy(io.Discard, contextReader{ctx, br}); err != nil {
+		return err
+	}
+	res.complete = true
+	res.size = hr.n
+	res.hash = hex.EncodeToString(hr.h.Sum(nil))
+	return nil
+}
+
+// contextReader stops a long copy when ctx is done.
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c contextReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// readBinary answers read_file for a binary file.
+func (s *Set) readBinary(ctx context.Context, t target, scan *scanResult) (string, error) {
+	size := scan.size
+	if !scan.complete {
+		info, err := backend.Stat(ctx, s.b, t.resolved)
+		if err != nil {
+			return "", s.fileErr(err, t.display)
+		}
+		size = info.Size
+	}
+	if scan.complete {
+		s.guard.remember(t.resolved, scan.hash)
+	}
+	s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
+	return fmt.Sprintf("[Binary file: %d bytes. Use a binary-aware tool to inspect.]", size), nil
+}
+
+// collector gathers the lines of a window from a stream of pieces.
+type collector struct {
+	win  window
+	line int // lines started so far
+	cur  []byte
+	// collecting is cleared when a character cap means no further line
+	// could fit.
+	collecting bool
+	chars      int
+	shown      []string
+	first      runeCounter
+}
+
+func newCollector(win window) *collector {
+	return &collector{win: win, collecting: true}
+}
+
+func (c *collector) inWindow() bool {
+	return c.collecting && c.line > c.win.offset && c.line <= c.win.offset+c.win.limit
+}
+
+func (c *collector) startLine() {
+	c.line++
+	c.cur = c.cur[:0]
+}
+
+// add takes the next piece of the current line.
+func (c *collector) add(p []byte) {
+	if c.line == c.win.offset+1 {
+		c.first.write(p)
+	}
+	if !c.inWindow() {
+		return
+	}
+	c.cur = append(c.cur, p...)
+	// A character takes at most 4 bytes, so a line this long cannot fit
+	// what is left of the cap.
+	if c.win.maxChars > 0 && len(c.cur) > utf8.UTFMax*(c.win.maxChars-c.chars) {
+		c.collecting = false
+		c.cur = nil
+	}
+}
+
+func (c *collector) endLine() {
+	if !c.inWindow() {
+		return
+	}
+	text := displayText(c.cur)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	c.shown = append(c.shown, text)
+	c.chars += utf8.RuneCountInString(text)
+	if c.win.maxChars > 0 && c.chars > c.win.maxChars {
+		c.collecting = false
+	}
+	c.cur = c.cur[:0]
+}
+
+// formatRead renders read_file's result: header, numbered lines and the
+// continuation hint, shrunk to fit MaxReadChars on a complete line.
+func (s *Set) formatRead(display string, scan *scanResult, win window) string {
+	header := fmt.Sprintf("[%s | %d lines | hash:%s]\n", display, scan.lines, shortHash(scan.hash))
+	if s.opts.NoContentHashes {
+		header = fmt.Sprintf("[%s | %d lines]\n", display, scan.lines)
+	}
+	if scan.lines == 0 {
+		return header + "(empty file)\n"
+	}
+	body := make([]string, len(scan.shown))
+	for i, text := range scan.shown {
+		body[i] = fmt.Sprintf("%6d\t%s", win.offset+1+i, text)
+	}
+	k := len(body)
+	if win.maxChars > 0 {
+		total := utf8.RuneCountInString(header)
+		fit := 0
+		for fit < k && total+utf8.RuneCountInString(body[fit]) <= win.maxChars {
+			total += utf8.RuneCountInString(body[fit])
+			fit++
+		}
+		for fit > 0 && total+utf8.RuneCountInString(readHint(scan.lines, win.offset+fit)) > win.maxChars {
+			fit--
+			total -= utf8.RuneCountInString(body[fit])
+		}
+		k = fit
+		if k == 0 {
+			n := win.offset + 1
+			return header + fmt.Sprintf("... (Line %d is %s characters and does not fit the read window. Use offset=%d to skip it.)\n",
+				n, withCommas(scan.firstLen), n)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	for _, line := range body[:k] {
+		b.WriteString(line)
+	}
+	b.WriteString(readHint(scan.lines, win.offset+k))
+	return b.String()
+}
+
+// readHint is the continuation line when lines remain after next.
+func readHint(total, next int) string {
+	if next >= total {
+		return ""
+	}
+	return fmt.Sprintf("... (%d more lines. Use offset=%d to continue reading.)\n", total-next, next)
+}

@@ -1,0 +1,85 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/fencefs/fencefs/tools/internal/udiff"
+)
+
+// diffKeep is how much of an existing file write_file keeps to diff: more
+// than the longest side udiff will diff, so a longer file is recognised.
+const diffKeep = utf8.UTFMax*udiff.MaxSourceChars + utf8.UTFMax
+
+func (s *Set) writeFileTool() *Tool {
+	desc := "Create a file or replace its whole content. The parent directory must exist (use create_directory first). " +
+		"The write is atomic and keeps an existing file's permissions. Content is written exactly as given (UTF-8), " +
+		"without adding or removing line endings."
+	if !s.opts.NoContentHashes {
+		desc += " Pass expected_hash from your last read to refuse the write if the file changed since."
+	}
+	if s.opts.RequireRead {
+		desc += " An existing file must be read with read_file before it is replaced."
+	}
+	return &Tool{
+		Name:        nameWriteFile,
+		Description: desc,
+		InputSchema: objectSchema([]string{"path", "content"}, s.withHash(
+			prop{"path", `{"type":"string","description":"The file to write, relative to the working directory, or starting with '/'."}`},
+			prop{"content", `{"type":"string","description":"The complete new content of the file."}`},
+		)...),
+		Annotations: Annotations{Title: "Write file", Destructive: true, Idempotent: true},
+		call:        s.writeFile,
+	}
+}
+
+func (s *Set) writeFile(ctx context.Context, raw json.RawMessage) (string, error) {
+	var p, content string
+	var expected *string
+	args := append([]arg{{"path", &p, true}, {"content", &content, true}}, s.hashArg(&expected)...)
+	if err := decodeArgs(raw, args...); err != nil {
+		return "", err
+	}
+	t, err := s.resolve(ctx, nameWriteFile, p, levelWrite)
+	if err != nil {
+		return "", err
+	}
+	unlock, err := s.locks.lock(ctx, t.resolved)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	old, err := s.loadTarget(ctx, t, diffKeep)
+	if err != nil {
+		return "", err
+	}
+	if old.exists {
+		if expected != nil {
+			if err := checkExpected(p, *expected, old.hash); err != nil {
+				return "", err
+			}
+		}
+		if err := s.checkRead(t, old.hash); err != nil {
+			return "", err
+		}
+	}
+	c := &change{t: t, op: OpWrite, old: old, data: []byte(content)}
+	c.oldOK = !old.partial && !isBinaryPrefix(old.data)
+	if c.oldOK {
+		c.oldText = displayText(old.data)
+	}
+	_, _, cancelled, err := s.apply(ctx, c, "written")
+	if err != nil || cancelled != "" {
+		return cancelled, err
+	}
+	h := hashBytes(c.data)
+	s.guard.remember(t.resolved, h)
+	s.emit(ctx, FileWritten{Path: s.canonical(t.resolved), ContentHash: h})
+	res := fmt.Sprintf("Wrote %d chars (%d lines) to %s.", utf8.RuneCountInString(content), countLines(content), p)
+	if !s.opts.NoContentHashes {
+		res += fmt.Sprintf(" [hash:%s]", shortHash(h))
+	}
+	return res, nil
+}
