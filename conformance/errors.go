@@ -186,6 +186,7 @@ var invalidPaths = []invalidPath{
 	{`\a`, true},
 	{"a\x00b", true},
 	{"\x00", true},
+	{"a\xffb", true},
 }
 
 // invalidNames returns the spellings to try, with the working directory

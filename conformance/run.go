@@ -115,5 +115,15 @@ func (s *suite) groups() []group {
 		{"Names", s.nameTests()},
 		{"Errors", s.errorTests()},
 		{"InvalidPaths", s.invalidPathTests()},
+		{"Atomicity", s.atomicityTests()},
+		{"Preconditions", s.preconditionTests()},
+		{"ModeBits", s.modeTests()},
+		{"MkdirAll", s.mkdirTests()},
+		{"List", s.listTests()},
+		{"Symlinks", s.symlinkTests()},
+		{"SpecialFiles", s.specialFileTests()},
+		{"Walk", s.walkTests()},
+		{"Context", s.contextTests()},
+		{"ReadOnly", s.readOnlyTests()},
 	}
 }

@@ -1,0 +1,274 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+func (s *suite) atomicityTests() []testCase {
+	return []testCase{
+		{"AbandonKeepsOld", s.testAbandonKeepsOld},
+		{"AbandonNewLeavesNothing", s.testAbandonNew},
+		{"AbandonNewInNewDirectory", s.testAbandonNewDir},
+		{"AbandonWithoutWriting", s.testAbandonUnwritten},
+		{"InvisibleBeforeCommit", s.testInvisibleBeforeCommit},
+		{"NoTempFilesAfterCommit", s.testNoTempAfterCommit},
+		{"CloseAfterCommit", s.testCloseAfterCommit},
+		{"ConcurrentReadersSeeWholeContent", s.testConcurrentReaders},
+		{"ConcurrentWritersLastWins", s.testConcurrentWriters},
+	}
+}
+
+// openWrite opens the storage path name for writing, failing on error.
+func (e *env) openWrite(w backend.Writer, name string, opts backend.WriteOptions) backend.FileWriter {
+	e.t.Helper()
+	fw, err := w.OpenWrite(e.ctx, name, opts)
+	if err != nil {
+		e.t.Fatalf("OpenWrite(%q): %v", name, err)
+	}
+	e.t.Cleanup(func() { fw.Close() })
+	return fw
+}
+
+// mustWrite writes data to fw, failing on error.
+func (e *env) mustWrite(fw backend.FileWriter, data []byte) {
+	e.t.Helper()
+	if n, err := fw.Write(data); err != nil || n != len(data) {
+		e.t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(data))
+	}
+}
+
+// testAbandonKeepsOld checks that Close without Commit leaves the old
+// content and no temporary file.
+func (s *suite) testAbandonKeepsOld(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	e.put("f", []byte("old"))
+	fw := e.openWrite(w, e.p("f"), backend.WriteOptions{})
+	e.mustWrite(fw, bytes.Repeat([]byte("new"), 10000))
+	if err := fw.Close(); err != nil {
+		t.Errorf("Close without Commit: %v", err)
+	}
+	e.wantContent(e.p("f"), []byte("old"))
+	e.wantNames(e.p("."), "f")
+	e.wantRaw(e.p("f"))
+}
+
+// testAbandonNew checks that an abandoned write of a new file leaves
+// nothing behind.
+func (s *suite) testAbandonNew(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	e.put("other", []byte("x"))
+	fw := e.openWrite(w, e.p("new"), backend.WriteOptions{})
+	e.mustWrite(fw, []byte("never committed"))
+	if err := fw.Close(); err != nil {
+		t.Errorf("Close without Commit: %v", err)
+	}
+	e.wantMissing(e.p("new"))
+	e.wantNames(e.p("."), "other")
+	e.wantRaw(e.p("other"))
+}
+
+// testAbandonNewDir checks that an abandoned write into missing
+// directories leaves no file behind (the directories themselves may
+// stay).
+func (s *suite) testAbandonNewDir(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	fw := e.openWrite(w, e.p("n1/n2/new"), backend.WriteOptions{})
+	e.mustWrite(fw, []byte("never committed"))
+	if err := fw.Close(); err != nil {
+		t.Errorf("Close without Commit: %v", err)
+	}
+	e.wantMissing(e.p("n1/n2/new"))
+	if names := e.listOrEmpty(e.p("n1/n2")); len(names) != 0 {
+		t.Errorf("List(%q) = %q after the abandoned write, want nothing", e.p("n1/n2"), names)
+	}
+	e.wantRaw()
+}
+
+// testAbandonUnwritten checks that a handle closed without any Write
+// changes nothing, which also covers a backend creating its temporary
+// file lazily.
+func (s *suite) testAbandonUnwritten(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	e.put("f", []byte("old"))
+	for _, name := range []string{"f", "g"} {
+		fw := e.openWrite(w, e.p(name), backend.WriteOptions{})
+		if err := fw.Close(); err != nil {
+			t.Errorf("Close of %q without Commit: %v", name, err)
+		}
+	}
+	e.wantContent(e.p("f"), []byte("old"))
+	e.wantMissing(e.p("g"))
+	e.wantNames(e.p("."), "f")
+	e.wantRaw(e.p("f"))
+}
+
+// testInvisibleBeforeCommit checks that written bytes are not visible
+// under the target's name before Commit, neither replacing an old file
+// nor as a new one.
+func (s *suite) testInvisibleBeforeCommit(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	e.put("f", []byte("old"))
+	fwOld := e.openWrite(w, e.p("f"), backend.WriteOptions{})
+	e.mustWrite(fwOld, []byte("pending"))
+	fwNew := e.openWrite(w, e.p("g"), backend.WriteOptions{})
+	e.mustWrite(fwNew, []byte("pending"))
+	e.wantContent(e.p("f"), []byte("old"))
+	e.wantMissing(e.p("g"))
+	e.wantNames(e.p("."), "f")
+	if err := fwOld.Commit(); err != nil {
+		t.Fatalf("Commit(f): %v", err)
+	}
+	if err := fwNew.Commit(); err != nil {
+		t.Fatalf("Commit(g): %v", err)
+	}
+	e.wantContent(e.p("f"), []byte("pending"))
+	e.wantContent(e.p("g"), []byte("pending"))
+}
+
+// testNoTempAfterCommit checks that creating and replacing files leaves
+// exactly the targets in storage.
+func (s *suite) testNoTempAfterCommit(t *testing.T) {
+	e := s.setup(t)
+	e.writer()
+	e.put("f", []byte("1"))
+	e.put("f", []byte("2"))
+	e.put("d/g", []byte("3"))
+	e.put("d/g", []byte("4"))
+	e.wantNames(e.p("."), "d", "f")
+	e.wantNames(e.p("d"), "g")
+	e.wantRaw(e.p("f"), e.p("d/g"))
+}
+
+// testCloseAfterCommit checks that Close after a successful Commit is a
+// no-op returning nil.
+func (s *suite) testCloseAfterCommit(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	fw := e.openWrite(w, e.p("f"), backend.WriteOptions{})
+	e.mustWrite(fw, []byte("kept"))
+	if err := fw.Commit(); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	for i := range 2 {
+		if err := fw.Close(); err != nil {
+			t.Errorf("Close #%d after Commit = %v, want nil", i+1, err)
+		}
+	}
+	e.wantContent(e.p("f"), []byte("kept"))
+	e.wantRaw(e.p("f"))
+}
+
+// alternating are two contents of different lengths, so a reader that
+// sees a mix or a prefix of either is caught.
+func alternating() [2][]byte {
+	return [2][]byte{
+		bytes.Repeat([]byte("A"), 64<<10),
+		bytes.Repeat([]byte("bb"), 48<<10+3),
+	}
+}
+
+// concurrentRounds is how many replacements the concurrency tests make.
+const concurrentRounds = 40
+
+// testConcurrentReaders runs readers against a writer that alternately
+// replaces a file with two full contents; every read must see one of them
+// whole.
+func (s *suite) testConcurrentReaders(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	contents := alternating()
+	name := e.p("f")
+	e.put("f", contents[0])
+
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	var reads atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for range 2 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				data, err := backend.ReadFile(ctx, e.b, name)
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- fmt.Errorf("reading while a writer replaces the file: %w", err)
+					}
+					return
+				}
+				if !bytes.Equal(data, contents[0]) && !bytes.Equal(data, contents[1]) {
+					errs <- fmt.Errorf("a reader saw %s, which is neither full content", describe(data))
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	for i := range concurrentRounds {
+		if err := writeOnce(e.ctx, w, name, contents[(i+1)%2], backend.WriteOptions{}); err != nil {
+			t.Errorf("write #%d: %v", i, err)
+			break
+		}
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	t.Logf("%d whole reads during %d replacements", reads.Load(), concurrentRounds)
+	e.wantContent(name, contents[concurrentRounds%2])
+	e.wantRaw(name)
+}
+
+// testConcurrentWriters runs writers without preconditions that replace
+// the same file at once; the result must be one writer's content whole
+// and no temporary file may remain.
+func (s *suite) testConcurrentWriters(t *testing.T) {
+	e := s.setup(t)
+	w := e.writer()
+	name := e.p("f")
+	n := s.opts.ConcurrentWriters
+	contents := make([][]byte, n)
+	for i := range contents {
+		contents[i] = bytes.Repeat([]byte{byte('a' + i%26)}, 32<<10+i)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			for range concurrentRounds / n {
+				if err := writeOnce(e.ctx, w, name, contents[i], backend.WriteOptions{}); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Errorf("concurrent writes without preconditions failed: %v", err)
+	}
+	got := e.read(name)
+	whole := false
+	for _, c := range contents {
+		whole = whole || bytes.Equal(got, c)
+	}
+	if !whole {
+		t.Errorf("after concurrent writes %q holds %s, which is no writer's content", name, describe(got))
+	}
+	e.wantNames(e.p("."), "f")
+	e.wantRaw(name)
+}
