@@ -1,0 +1,83 @@
+package textsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mapOpener serves files from a map.
+type mapOpener map[string]string
+
+func (m mapOpener) OpenRead(_ context.Context, name string) (io.ReadCloser, error) {
+	s, ok := m[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return io.NopCloser(strings.NewReader(s)), nil
+}
+
+func TestSearchFilesOrder(t *testing.T) {
+	files := mapOpener{}
+	var names []string
+	for i := range 200 {
+		name := fmt.Sprintf("f%03d", i)
+		names = append(names, name)
+		files[name] = strings.Repeat(fmt.Sprintf("hit %d\nmiss\n", i), i%5)
+	}
+	names = append(names, "missing")
+	files["bin"] = "hit\x00"
+	names = append(names, "bin")
+	m := mustCompile(t, "hit", Options{})
+	var got []string
+	var errs []error
+	err := m.SearchFiles(context.Background(), files, slices.Values(names), 4, 0, func(r FileResult) bool {
+		got = append(got, r.Name)
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		} else if len(r.Lines) != len(names) && len(r.Lines) != strings.Count(files[r.Name], "hit") {
+			t.Errorf("%s: %d lines", r.Name, len(r.Lines))
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, names) {
+		t.Fatalf("results out of order: %v", got)
+	}
+	if len(errs) != 2 || !errors.Is(errs[0], fs.ErrNotExist) || !errors.Is(errs[1], ErrBinary) {
+		t.Fatalf("errors = %v", errs)
+	}
+}
+
+func TestSearchFilesStopAndCap(t *testing.T) {
+	files := mapOpener{"a": strings.Repeat("x\n", 1000), "b": "x\n", "c": "x\n"}
+	m := mustCompile(t, "x", Options{})
+	var seen []string
+	err := m.SearchFiles(context.Background(), files, slices.Values([]string{"a", "b", "c"}), 2, 10, func(r FileResult) bool {
+		seen = append(seen, r.Name)
+		if r.Name == "a" && len(r.Lines) != 11 {
+			t.Errorf("a: %d lines, want 11 (cap + 1)", len(r.Lines))
+		}
+		return r.Name != "b"
+	})
+	if err != nil || !slices.Equal(seen, []string{"a", "b"}) {
+		t.Fatalf("seen %v, err %v", seen, err)
+	}
+}
+
+func TestSearchFilesCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := mustCompile(t, "x", Options{})
+	err := m.SearchFiles(ctx, mapOpener{"a": "x"}, slices.Values([]string{"a"}), 1, 0, func(FileResult) bool { return true })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
