@@ -125,5 +125,6 @@ func (s *suite) groups() []group {
 		{"Walk", s.walkTests()},
 		{"Context", s.contextTests()},
 		{"ReadOnly", s.readOnlyTests()},
+		{"FSView", s.fsViewTests()},
 	}
 }
