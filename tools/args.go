@@ -123,6 +123,9 @@ func decodeValue(name string, v json.RawMessage, dst any) error {
 // (so 10 and 10.0 both work, "10" and 1.5 do not).
 func decodeInt(v json.RawMessage) (int, bool) {
 	var num json.Number
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] == '"' {
+		return 0, false // json.Number would accept a quoted number
+	}
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.UseNumber()
 	if dec.Decode(&num) != nil {
