@@ -35,6 +35,7 @@ type Request struct {
 // a *[Denied] refuses it with a message for the model; any other error is
 // a failure of the checker itself, which tools treat as fatal.
 type Checker interface {
+	// Check judges one request before the tool touches storage.
 	Check(ctx context.Context, req Request) error
 }
 

@@ -77,7 +77,9 @@ func clone(s []string) []string {
 // CheckRead judges a read of a single target (read_file, file_info):
 // denied patterns, then allowed patterns. written is the path as the
 // caller wrote it, resolved its symlink-resolved target; either may be
-// empty when it is not known, and the same path may be passed twice.
+// empty when it is not known (when both are, the root "." is judged), and
+// the same path may be passed twice. A refusal names the full path that
+// was refused, even when only an ancestor matched the pattern.
 func (r *Rules) CheckRead(written, resolved string) error {
 	return r.check(levelRead, written, resolved)
 }
