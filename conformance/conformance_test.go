@@ -3,7 +3,9 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance"
+	"github.com/fencefs/fencefs/local"
 )
 
 func TestMem(t *testing.T) {
@@ -16,4 +18,15 @@ func TestMemReadOnly(t *testing.T) {
 
 func TestMemInDir(t *testing.T) {
 	conformance.RunWith(t, memHarness{}, conformance.RunOptions{Dir: "work/space", LargeFileSize: 3<<20 + 5})
+}
+
+func TestLocal(t *testing.T) {
+	conformance.Run(t, newHostHarness("", func(t *testing.T, dir string) backend.Backend {
+		b, err := local.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}))
 }
