@@ -81,11 +81,11 @@ func TestFiles(t *testing.T) {
 func TestSearch(t *testing.T) {
 	r := needRG(t)
 	dir := tree(t, map[string]string{
-		"a.txt":   "one\nfoo\ntwo\n",
-		"b.txt":   "x\xff foo\r\n",
-		"bin.dat": "foo\x00",
+		"a.txt":    "one\nfoo\ntwo\n",
+		"b.txt":    "x\xff foo\r\n",
+		"bin.dat":  "foo\x00",
 		"late.txt": strings.Repeat("a", 9000) + "\nfoo\n\x00\nfoo again\n",
-		"--files": "foo as a name\n",
+		"--files":  "foo as a name\n",
 	})
 	got := search(t, r, SearchQuery{Query: Query{Dir: dir}, Pattern: "foo", Context: 1})
 	var summary []string
