@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"io"
 	"io/fs"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,10 +21,13 @@ import (
 // honest on its own: every test must pass against it.
 type memBackend struct {
 	readOnly bool
+	bug      string // a deliberate defect, for TestSuiteCatchesBugs
+
 
 	mu    sync.Mutex
-	files map[string]*memFile
-	dirs  map[string]time.Time
+	files     map[string]*memFile
+	dirs      map[string]time.Time
+	leftovers []string // what the "temp-left" bug leaves in raw storage
 }
 
 type memFile struct {
@@ -31,9 +36,10 @@ type memFile struct {
 	mtime time.Time
 }
 
-func newMem(readOnly bool) *memBackend {
+func newMem(readOnly bool, bug string) *memBackend {
 	return &memBackend{
 		readOnly: readOnly,
+		bug:      bug,
 		files:    map[string]*memFile{},
 		dirs:     map[string]time.Time{".": time.Now()},
 	}
@@ -44,6 +50,18 @@ func (m *memBackend) Capabilities() backend.Capabilities {
 		Name: "mem", ReadOnly: m.readOnly, ModeBits: true, ModTimes: true, EmptyDirs: true,
 		AtomicPreconditions: true, MaxNameBytes: 255,
 	}
+}
+
+// check refuses non-canonical and over-long paths. With the "lax-paths"
+// bug it cleans them instead, like a careless backend would.
+func (m *memBackend) check(op string, name *string) error {
+	if m.bug == "lax-paths" {
+		*name = strings.TrimPrefix(path.Clean("/"+*name), "/")
+		if *name == "" {
+			*name = "."
+		}
+	}
+	return check(op, *name)
 }
 
 func check(op, name string) error {
@@ -71,7 +89,7 @@ func (m *memBackend) missing(op, name string) error {
 }
 
 func (m *memBackend) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
-	if err := check("open", name); err != nil {
+	if err := m.check("open", &name); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -87,12 +105,15 @@ func (m *memBackend) OpenRead(ctx context.Context, name string) (io.ReadCloser, 
 }
 
 func (m *memBackend) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-	if err := check("list", dir); err != nil {
+	if err := m.check("list", &dir); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.files[dir]; ok {
+		if m.bug == "list-file-notexist" {
+			return nil, &fs.PathError{Op: "list", Path: dir, Err: fs.ErrNotExist}
+		}
 		return nil, &fs.PathError{Op: "list", Path: dir, Err: backend.ErrNotDir}
 	}
 	if _, ok := m.dirs[dir]; !ok {
@@ -107,13 +128,16 @@ func (m *memBackend) List(ctx context.Context, dir string) ([]backend.DirEntry, 
 	for n, mt := range m.dirs {
 		if d, base := backend.Split(n); n != "." && d == dir {
 			entries = append(entries, backend.DirEntry{Name: base, Type: fs.ModeDir, Size: -1, ModTime: mt})
+			if m.bug == "list-dup" {
+				entries = append(entries, backend.DirEntry{Name: base, Type: fs.ModeDir, Size: -1, ModTime: mt})
+			}
 		}
 	}
 	return entries, nil
 }
 
 func (m *memBackend) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := check("stat", name); err != nil {
+	if err := m.check("stat", &name); err != nil {
 		return backend.FileInfo{}, err
 	}
 	m.mu.Lock()
@@ -129,7 +153,7 @@ func (m *memBackend) Stat(ctx context.Context, name string) (backend.FileInfo, e
 }
 
 func (m *memBackend) MkdirAll(ctx context.Context, dir string) error {
-	if err := check("mkdir", dir); err != nil {
+	if err := m.check("mkdir", &dir); err != nil {
 		return err
 	}
 	if m.readOnly {
@@ -161,7 +185,7 @@ func (m *memBackend) mkdirAll(dir string) error {
 }
 
 func (m *memBackend) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := check("write", name); err != nil {
+	if err := m.check("write", &name); err != nil {
 		return nil, err
 	}
 	if m.readOnly {
@@ -170,7 +194,13 @@ func (m *memBackend) OpenWrite(ctx context.Context, name string, opts backend.Wr
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	return &memWriter{ctx: ctx, m: m, name: name, opts: opts}, nil
+	w := &memWriter{ctx: ctx, m: m, name: name, opts: opts}
+	if m.bug == "hash-at-open" {
+		m.mu.Lock()
+		w.preErr = m.precondition(name, opts.Precondition)
+		m.mu.Unlock()
+	}
+	return w, nil
 }
 
 type memWriter struct {
@@ -180,18 +210,37 @@ type memWriter struct {
 	opts backend.WriteOptions
 	buf  bytes.Buffer
 	done bool
+
+	preErr error // the precondition as checked at OpenWrite by the "hash-at-open" bug
 }
 
-func (w *memWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
+func (w *memWriter) Write(p []byte) (int, error) {
+	if w.m.bug == "write-through" {
+		w.m.mu.Lock()
+		defer w.m.mu.Unlock()
+		f := w.m.files[w.name]
+		if f == nil {
+			f = &memFile{mode: 0o644}
+		}
+		w.m.files[w.name] = &memFile{data: append(bytes.Clone(f.data), p...), mode: f.mode, mtime: time.Now()}
+	}
+	return w.buf.Write(p)
+}
 
-func (w *memWriter) Close() error { w.done = true; return nil }
+func (w *memWriter) Close() error {
+	if w.m.bug == "close-commits" && !w.done {
+		return w.Commit()
+	}
+	w.done = true
+	return nil
+}
 
 func (w *memWriter) Commit() error {
 	if w.done {
 		return &fs.PathError{Op: "commit", Path: w.name, Err: fs.ErrClosed}
 	}
 	w.done = true
-	if err := w.ctx.Err(); err != nil {
+	if err := w.ctx.Err(); err != nil && w.m.bug != "ignore-cancel" {
 		return &fs.PathError{Op: "commit", Path: w.name, Err: err}
 	}
 	m := w.m
@@ -201,22 +250,39 @@ func (w *memWriter) Commit() error {
 		return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrIsDir}
 	}
 	old, exists := m.files[w.name]
-	pre := w.opts.Precondition
-	switch {
-	case pre.CreateOnly && exists:
-		return &fs.PathError{Op: "commit", Path: w.name, Err: fs.ErrExist}
-	case pre.MatchHash != "" && (!exists || hashOf(old.data) != pre.MatchHash):
-		return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrPrecondition}
+	err := m.precondition(w.name, w.opts.Precondition)
+	if m.bug == "hash-at-open" {
+		err = w.preErr
+	}
+	if err != nil {
+		return err
 	}
 	dir, _ := backend.Split(w.name)
 	if err := m.mkdirAll(dir); err != nil {
 		return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrNotDir}
 	}
 	f := &memFile{data: bytes.Clone(w.buf.Bytes()), mode: 0o644, mtime: time.Now()}
-	if exists {
+	if exists && m.bug != "mode-reset" {
 		f.mode = old.mode
 	}
 	m.files[w.name] = f
+	if m.bug == "temp-left" {
+		m.leftovers = append(m.leftovers, w.name+".tmp")
+	}
+	return nil
+}
+
+// precondition checks pre against the current state of name. The caller
+// holds mu.
+func (m *memBackend) precondition(name string, pre backend.Precondition) error {
+	old, exists := m.files[name]
+	switch {
+	case pre.CreateOnly && exists:
+		return &fs.PathError{Op: "commit", Path: name, Err: fs.ErrExist}
+	case m.bug == "ignore-hash":
+	case pre.MatchHash != "" && (!exists || hashOf(old.data) != pre.MatchHash):
+		return &fs.PathError{Op: "commit", Path: name, Err: backend.ErrPrecondition}
+	}
 	return nil
 }
 
@@ -227,17 +293,20 @@ func hashOf(data []byte) string {
 
 // memHarness makes memBackends and has every optional harness ability
 // that makes sense for them.
-type memHarness struct{ readOnly bool }
+type memHarness struct {
+	readOnly bool
+	bug      string
+}
 
 func (h memHarness) MakeBackend(ctx context.Context, t *testing.T) backend.Backend {
-	return newMem(h.readOnly)
+	return newMem(h.readOnly, h.bug)
 }
 
 func (memHarness) ListRaw(ctx context.Context, t *testing.T, b backend.Backend) []string {
 	m := b.(*memBackend)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []string
+	out := slices.Clone(m.leftovers)
 	for n := range m.files {
 		out = append(out, n)
 	}
