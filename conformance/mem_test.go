@@ -23,8 +23,7 @@ type memBackend struct {
 	readOnly bool
 	bug      string // a deliberate defect, for TestSuiteCatchesBugs
 
-
-	mu    sync.Mutex
+	mu        sync.Mutex
 	files     map[string]*memFile
 	dirs      map[string]time.Time
 	leftovers []string // what the "temp-left" bug leaves in raw storage
