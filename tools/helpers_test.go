@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/afero"
+
+	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/local"
 )
@@ -33,6 +36,7 @@ func backends(t *testing.T) []fixture {
 	return []fixture{
 		{name: "local", b: lb, dir: dir},
 		{name: "mem", b: newMemFS()},
+		{name: "afero", b: aferoadapter.New(afero.NewMemMapFs())},
 	}
 }
 
