@@ -32,7 +32,7 @@ build_s3() {
 	fi
 	local tmp
 	tmp="$(mktemp -d)"
-	trap 'rm -rf "$tmp"' RETURN
+	trap 'rm -rf "$tmp"; trap - RETURN' RETURN
 	log "building versitygw $VERSITYGW_VERSION"
 	mkdir -p "$tmp/bin" "$tmp/rootfs/tmp" "$tmp/rootfs/data" "$tmp/rootfs/etc"
 	CGO_ENABLED=0 GOBIN="$tmp/bin" \

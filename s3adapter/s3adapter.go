@@ -1,0 +1,310 @@
+// Package s3adapter stores a fencefs backend in an S3-compatible bucket,
+// under an optional key prefix (one prefix per tenant), over
+// aws-sdk-go-v2.
+//
+// # Keys and directories
+//
+// The storage path "a/b.txt" is the object key prefix+"a/b.txt". The
+// prefix is compared with its trailing slash, so the backend of prefix
+// "tenant1" never sees the keys of "tenant10". S3 has no directories, so
+// they are emulated: a directory exists when some key lies below it
+// ("a/" is a prefix of a key) or when its marker object "a/" exists;
+// MkdirAll writes markers, so empty directories persist. A write needs
+// no markers: its parents exist because the new key lies below them.
+//
+// Keys that other tools wrote and that are not canonical storage paths
+// (a leading "/", empty, "." or ".." segments, a NUL or a backslash, a
+// segment starting with "~" or longer than 255 bytes) are skipped by List
+// and Walk: they are never shown under another name.
+//
+// A key that is both an object and a prefix ("a" next to "a/b") is a
+// directory: List, Walk and Stat report the directory, OpenRead and
+// OpenWrite of "a" fail with backend.ErrIsDir, and the object "a" cannot
+// be reached through this backend (as in S3 file gateways such as
+// Mountpoint). Stat and OpenRead therefore ask for the object and for one
+// key below it concurrently: two requests, one round trip.
+//
+// # Writes
+//
+// Writes stream. Up to Options.MultipartThreshold bytes are buffered and
+// sent with one PutObject at Commit; a larger file becomes a multipart
+// upload whose parts are sent while the caller writes, with at most two
+// parts in memory whatever the file's size. Commit completes the upload;
+// Close without Commit, or a failed Commit, aborts it so that no parts
+// are left behind. Preconditions are S3 conditional writes, on PutObject
+// and CompleteMultipartUpload alike: If-None-Match: * for CreateOnly and
+// If-Match with the ETag for MatchVersion. MatchHash reads the current
+// object, hashes it and then writes with If-Match on the ETag it read, so
+// the check and the write are one atomic compare-and-swap.
+package s3adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// Limits of S3 and of this adapter.
+const (
+	// MaxKeyBytes is the longest object key S3 accepts.
+	MaxKeyBytes = 1024
+	// MaxNameBytes is the longest single path component this adapter
+	// accepts, as on common local file systems.
+	MaxNameBytes = 255
+	// MinPartSize is the smallest part AWS S3 accepts in a multipart
+	// upload (except for the last part).
+	MinPartSize = 5 << 20
+	// DefaultPartSize is the part size used when Options.PartSize is 0.
+	DefaultPartSize = 8 << 20
+	// DefaultAbortTimeout bounds the clean-up of an abandoned multipart
+	// upload when Options.AbortTimeout is 0.
+	DefaultAbortTimeout = 30 * time.Second
+	// listPageSize is the number of keys asked for per listing request,
+	// the most S3 returns.
+	listPageSize = 1000
+)
+
+// Options tune an [FS].
+type Options struct {
+	// PartSize is the size of each multipart upload part; 0 means
+	// DefaultPartSize. AWS S3 refuses parts below MinPartSize; other
+	// servers may accept smaller ones.
+	PartSize int64
+	// MultipartThreshold is the largest file written with a single
+	// PutObject; larger files use a multipart upload. 0 means PartSize.
+	// A write holds at most max(MultipartThreshold, 2*PartSize) bytes in
+	// memory.
+	MultipartThreshold int64
+	// AbortTimeout bounds how long Close keeps trying to abort an
+	// abandoned multipart upload (the server may be restarting); 0 means
+	// DefaultAbortTimeout.
+	AbortTimeout time.Duration
+	// ReadOnly makes every write fail with backend.ErrReadOnly.
+	ReadOnly bool
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.PartSize < 0 || o.MultipartThreshold < 0 || o.AbortTimeout < 0 {
+		return o, errors.New("s3adapter: negative PartSize, MultipartThreshold or AbortTimeout")
+	}
+	if o.PartSize == 0 {
+		o.PartSize = DefaultPartSize
+	}
+	if o.MultipartThreshold == 0 {
+		o.MultipartThreshold = o.PartSize
+	}
+	if o.AbortTimeout == 0 {
+		o.AbortTimeout = DefaultAbortTimeout
+	}
+	return o, nil
+}
+
+// FS is a fencefs backend over one bucket and key prefix. It implements
+// backend.Backend, Stater, Writer, DirMaker, Walker and
+// CapabilityReporter, and is safe for concurrent use.
+type FS struct {
+	client *s3.Client
+	bucket string
+	// prefix is "" for the whole bucket or the key prefix with its
+	// trailing slash.
+	prefix string
+	opts   Options
+	// partChecksum is the checksum algorithm of multipart uploads: CRC32
+	// unless the client computes checksums only when required, as the
+	// SDK's upload manager does.
+	partChecksum types.ChecksumAlgorithm
+}
+
+// New returns a backend over bucket, limited to the keys below prefix
+// ("" for the whole bucket; "tenant1" and "tenant1/" are the same). It
+// does no I/O. The prefix must be a canonical storage path.
+func New(client *s3.Client, bucket, prefix string, opts Options) (*FS, error) {
+	if client == nil {
+		return nil, errors.New("s3adapter: nil client")
+	}
+	if bucket == "" {
+		return nil, errors.New("s3adapter: empty bucket name")
+	}
+	p := strings.TrimSuffix(prefix, "/")
+	if p != "" && (p == "." || !backend.ValidPath(p)) {
+		return nil, fmt.Errorf("s3adapter: prefix %q is not a canonical relative path", prefix)
+	}
+	if p != "" {
+		p += "/"
+	}
+	if len(p) >= MaxKeyBytes {
+		return nil, fmt.Errorf("s3adapter: prefix %q is too long", prefix)
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	f := &FS{client: client, bucket: bucket, prefix: p, opts: o}
+	if client.Options().RequestChecksumCalculation != aws.RequestChecksumCalculationWhenRequired {
+		f.partChecksum = types.ChecksumAlgorithmCrc32
+	}
+	return f, nil
+}
+
+// Config describes a bucket to open with [Open].
+type Config struct {
+	// Bucket names the bucket; required.
+	Bucket string
+	// Prefix is the key prefix of the backend's root ("" for the whole
+	// bucket).
+	Prefix string
+	// Endpoint is the server's base URL ("http://127.0.0.1:7070"); empty
+	// for AWS.
+	Endpoint string
+	// Region is the signing region; empty leaves it to the SDK's default
+	// chain (AWS_REGION, the shared config), then "us-east-1".
+	Region string
+	// PathStyle addresses buckets as endpoint/bucket instead of
+	// bucket.endpoint, as most non-AWS servers need.
+	PathStyle bool
+	// ChecksumWhenRequired sends and validates checksums only when an
+	// operation requires them, for servers that do not support the
+	// SDK's default checksums.
+	ChecksumWhenRequired bool
+	// AccessKeyID and SecretAccessKey (and SessionToken), when set, are
+	// static credentials; otherwise credentials come from the SDK's
+	// default chain (environment, shared files, web identity, instance
+	// roles).
+	AccessKeyID     string
+	SecretAccessKey string
+	SessionToken    string
+	// ClientOptions adjust the S3 client further (HTTP client, retries,
+	// middleware).
+	ClientOptions []func(*s3.Options)
+	// Options tune the backend.
+	Options Options
+}
+
+// Open builds an S3 client from cfg through the SDK's configuration
+// chain, checks that the bucket can be reached, and returns the backend
+// over it.
+func Open(ctx context.Context, cfg Config) (*FS, error) {
+	if cfg.Bucket == "" {
+		return nil, errors.New("s3adapter: Config.Bucket is empty")
+	}
+	var loads []func(*config.LoadOptions) error
+	if cfg.Region != "" {
+		loads = append(loads, config.WithRegion(cfg.Region))
+	}
+	if cfg.AccessKeyID != "" || cfg.SecretAccessKey != "" {
+		creds := aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey, SessionToken: cfg.SessionToken, Source: "s3adapter.Config"}
+		loads = append(loads, config.WithCredentialsProvider(aws.CredentialsProviderFunc(
+			func(context.Context) (aws.Credentials, error) { return creds, nil })))
+	}
+	if cfg.ChecksumWhenRequired {
+		loads = append(loads,
+			config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
+			config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, loads...)
+	if err != nil {
+		return nil, fmt.Errorf("s3adapter: loading AWS configuration: %w", err)
+	}
+	if awsCfg.Region == "" {
+		awsCfg.Region = "us-east-1"
+	}
+	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		if cfg.Endpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.Endpoint)
+		}
+		o.UsePathStyle = cfg.PathStyle
+		for _, fn := range cfg.ClientOptions {
+			fn(o)
+		}
+	})
+	f, err := New(client, cfg.Bucket, cfg.Prefix, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(cfg.Bucket)}); err != nil {
+		return nil, fmt.Errorf("s3adapter: bucket %q: %w", cfg.Bucket, mapError(err))
+	}
+	return f, nil
+}
+
+// Capabilities reports what the backend can do: versions (ETags) and
+// atomic conditional writes, modification times, empty directories
+// (through markers); no symlinks, mode bits or special files.
+func (f *FS) Capabilities() backend.Capabilities {
+	return backend.Capabilities{
+		Name:                "s3",
+		ReadOnly:            f.opts.ReadOnly,
+		ModTimes:            true,
+		EmptyDirs:           true,
+		AtomicPreconditions: true,
+		Versions:            true,
+		MaxNameBytes:        MaxNameBytes,
+	}
+}
+
+// Bucket returns the bucket name.
+func (f *FS) Bucket() string { return f.bucket }
+
+// Key returns the object key of the storage path name: the file's key,
+// or for "." the key prefix of the root (empty for a whole bucket).
+func (f *FS) Key(name string) (string, error) {
+	if err := f.checkPath("key", name); err != nil {
+		return "", err
+	}
+	return f.key(name), nil
+}
+
+// key returns the object key of a checked storage path.
+func (f *FS) key(name string) string {
+	if name == "." {
+		return f.prefix
+	}
+	return f.prefix + name
+}
+
+// dirPrefix returns the key prefix of the directory name, with its
+// trailing slash ("" for the root of a whole bucket).
+func (f *FS) dirPrefix(name string) string {
+	if name == "." {
+		return f.prefix
+	}
+	return f.prefix + name + "/"
+}
+
+// checkPath refuses non-canonical paths and paths S3 cannot store: a
+// component longer than MaxNameBytes or a key (with room for a
+// directory marker's slash) longer than MaxKeyBytes.
+func (f *FS) checkPath(op, name string) error {
+	if err := backend.CheckPath(op, name); err != nil {
+		return err
+	}
+	if name == "." {
+		return nil
+	}
+	if len(f.prefix)+len(name)+1 > MaxKeyBytes {
+		return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
+	}
+	for c := range strings.SplitSeq(name, "/") {
+		if len(c) > MaxNameBytes {
+			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
+		}
+	}
+	return nil
+}
+
+// representable reports whether a name found in the bucket is a storage
+// path this backend can address (see checkPath), so that listings skip
+// the others instead of showing them under another name.
+func (f *FS) representable(name string) bool {
+	return name != "." && f.checkPath("list", name) == nil
+}
