@@ -230,6 +230,7 @@ func (s *suite) invalidPathTests() []testCase {
 			_, err := r.Readlink(ctx, name)
 			return err
 		})},
+		{"LocalPath", s.testInvalidLocalPath},
 		{"OpenWrite", s.testInvalidOpenWrite},
 		{"MkdirAll", s.testInvalidMkdirAll},
 	}
@@ -279,6 +280,21 @@ func (s *suite) invalidResolver(op func(ctx context.Context, r backend.SymlinkRe
 			if err := op(e.ctx, r, name); !errors.Is(err, fs.ErrInvalid) {
 				t.Errorf("%q: error = %v; want an error matching fs.ErrInvalid", name, err)
 			}
+		}
+	}
+}
+
+// testInvalidLocalPath checks that LocalPath maps no invalid spelling to
+// a host path, since callers hand the result to local programs.
+func (s *suite) testInvalidLocalPath(t *testing.T) {
+	e := s.setup(t)
+	lp, ok := e.b.(backend.LocalPather)
+	if !ok {
+		t.Skipf("skipped: backend does not implement backend.LocalPather")
+	}
+	for _, name := range e.invalidNames() {
+		if p, ok := lp.LocalPath(name); ok {
+			t.Errorf("LocalPath(%q) = %q, true; want false", name, p)
 		}
 	}
 }
