@@ -261,3 +261,16 @@ func TestDisplayCut(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+func TestTypeGlobs(t *testing.T) {
+	globs, ok := TypeGlobs("go")
+	if !ok || !slices.Equal(globs, []string{"*.go"}) {
+		t.Fatalf("go: %q %v", globs, ok)
+	}
+	if globs, ok := TypeGlobs("py"); !ok || !slices.Contains(globs, "*.py") {
+		t.Fatalf("py: %q %v", globs, ok)
+	}
+	if _, ok := TypeGlobs("no-such-type"); ok {
+		t.Fatal("unknown type found")
+	}
+}
