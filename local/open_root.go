@@ -80,7 +80,7 @@ func openSubRoot(dir *os.Root, c string) (*os.Root, error) {
 	}
 	sub, err := dir.OpenRoot(c)
 	if err != nil {
-		return nil, errnoOf(err)
+		return nil, swappedErr(err)
 	}
 	got, err := sub.Stat(".")
 	if err != nil || !sameFile(uint64(want.Dev), want.Ino, got) {
@@ -102,7 +102,11 @@ func openLeaf(dir *os.Root, c string, flags int) (int, error) {
 	case flags&unix.O_DIRECTORY != 0 && typ != unix.S_IFDIR:
 		return -1, unix.ENOTDIR
 	}
-	fd, err := dupFile(dir.OpenFile(c, flags, 0))
+	file, err := dir.OpenFile(c, flags, 0)
+	if err != nil {
+		return -1, swappedErr(err)
+	}
+	fd, err := dupFile(file, nil)
 	if err != nil {
 		return -1, err
 	}
@@ -153,6 +157,18 @@ func dupFile(f *os.File, err error) (int, error) {
 func sameFile(dev, ino uint64, got fs.FileInfo) bool {
 	st, ok := got.Sys().(*syscall.Stat_t)
 	return ok && uint64(st.Dev) == dev && st.Ino == ino
+}
+
+// swappedErr is errnoOf for an open made after lstat found no symlink. The
+// only errors os.Root reports without an errno concern symlinks it
+// followed and refused (one leading out of the root), so one of those
+// means a symlink was swapped in: ELOOP, as openat2 would say.
+func swappedErr(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return unix.ELOOP
 }
 
 // errnoOf unwraps the errno from an os error, so that both openers report

@@ -115,21 +115,26 @@ func (f *FS) lookup(dir, c string) (kind int, target string, err error) {
 		return 0, "", err
 	}
 	defer unix.Close(pfd)
-	var st unix.Stat_t
-	switch err := fstatat(pfd, c, &st); {
-	case err == unix.ENOENT:
-		return isMissing, "", nil
-	case err != nil:
-		return 0, "", err
+	for i := 0; ; i++ {
+		var st unix.Stat_t
+		switch err := fstatat(pfd, c, &st); {
+		case err == unix.ENOENT:
+			return isMissing, "", nil
+		case err != nil:
+			return 0, "", err
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			return isDir, "", nil
+		case unix.S_IFLNK:
+			target, err := readlinkat(pfd, c)
+			if err == unix.EINVAL && i < maxRetries {
+				continue // no longer a symlink: replaced since the lstat
+			}
+			return isLink, target, err
+		}
+		return isOther, "", nil
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return isDir, "", nil
-	case unix.S_IFLNK:
-		target, err := readlinkat(pfd, c)
-		return isLink, target, err
-	}
-	return isOther, "", nil
 }
 
 // lexical appends the components rest to done without touching storage,
