@@ -19,17 +19,17 @@ import (
 // readTree is the fixture of the read and stat tests.
 func readTree(outside string) tree {
 	return tree{
-		"a.txt":         "hello",
-		"empty.txt":     "",
-		"dir/b.txt":     "bee",
-		"dir/sub/":      "",
-		"link.txt":      "->a.txt",
-		"linkdir":       "->dir",
-		"dangling":      "->missing",
-		"escape":        "->" + outside,
-		"fifo":          "|fifo",
-		"sock":          "|sock",
-		long(230):       "long",
+		"a.txt":            "hello",
+		"empty.txt":        "",
+		"dir/b.txt":        "bee",
+		"dir/sub/":         "",
+		"link.txt":         "->a.txt",
+		"linkdir":          "->dir",
+		"dangling":         "->missing",
+		"escape":           "->" + outside,
+		"fifo":             "|fifo",
+		"sock":             "|sock",
+		long(230):          "long",
 		"dir/" + long(255): "longest",
 	}
 }
