@@ -1,6 +1,7 @@
 package sftpadapter
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,36 @@ var errNotSymlink = fmt.Errorf("%w: not a symlink", fs.ErrInvalid)
 
 // errChanged reports a file that changed between its check and its open.
 var errChanged = fmt.Errorf("%w: file changed while it was opened", backend.ErrNotRegular)
+
+// maxNameBytes is the longest name component the adapter sends; longer
+// names are refused before they reach the server, which would answer
+// with a bare "bad message".
+const maxNameBytes = 255
+
+// checkPath refuses non-canonical paths and over-long components, naming
+// the operation op.
+func checkPath(op, name string) error {
+	if err := backend.CheckPath(op, name); err != nil {
+		return err
+	}
+	for c := range strings.SplitSeq(name, "/") {
+		if len(c) > maxNameBytes {
+			return backend.PathError(op, name, backend.ErrNameTooLong)
+		}
+	}
+	return nil
+}
+
+// isTempName reports whether name is one of the adapter's temporary
+// files, which listings leave out while their write is pending.
+func isTempName(name string) bool {
+	const n = len(tempPrefix) + 16 + len(".tmp")
+	if len(name) != n || !strings.HasPrefix(name, tempPrefix) || !strings.HasSuffix(name, ".tmp") {
+		return false
+	}
+	_, err := hex.DecodeString(name[len(tempPrefix) : len(tempPrefix)+16])
+	return err == nil
+}
 
 // remote returns the server path of the canonical storage path name.
 func (f *FS) remote(name string) string {
@@ -102,6 +133,9 @@ func mapErr(err error) error {
 			return fs.ErrNotExist
 		case sftp.ErrSSHFxPermissionDenied:
 			return fs.ErrPermission
+		case sftp.ErrSSHFxBadMessage:
+			// OpenSSH's answer to EINVAL and ENAMETOOLONG.
+			return fmt.Errorf("%w: %v", fs.ErrInvalid, st)
 		case sftp.ErrSSHFxOpUnsupported:
 			return fmt.Errorf("%w: %v", errors.ErrUnsupported, st)
 		}
@@ -118,9 +152,10 @@ func pathErr(op, name string, err error) error {
 }
 
 // validEntry reports whether a name listed in dir can be shown as a
-// child: a single component that makes a canonical storage path.
+// child: a single component that makes a canonical storage path, and not
+// a pending write's temporary file.
 func validEntry(dir, name string) bool {
-	return safeName([]byte(name)) && backend.ValidPath(backend.Join(dir, name))
+	return safeName([]byte(name)) && !isTempName(name) && backend.ValidPath(backend.Join(dir, name))
 }
 
 // toFileInfo converts the server's answer for name.

@@ -18,7 +18,7 @@ const openAttempts = 3
 
 // Stat returns the metadata of name without following a final symlink.
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := backend.CheckPath("stat", name); err != nil {
+	if err := checkPath("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
 	ctx, cancel := f.opContext(ctx)
@@ -38,7 +38,7 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // List returns the children of dir. Entries whose names cannot be
 // represented as storage paths are skipped.
 func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-	if err := backend.CheckPath("list", dir); err != nil {
+	if err := checkPath("list", dir); err != nil {
 		return nil, err
 	}
 	ctx, cancel := f.opContext(ctx)
@@ -96,7 +96,7 @@ const walkConcurrency = 8
 // a walk costs about one round trip per level of depth rather than one per
 // directory. Within a level, directories are reported in name order.
 func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
-	if err := backend.CheckPath("walk", dir); err != nil {
+	if err := checkPath("walk", dir); err != nil {
 		return err
 	}
 	first, err := f.List(ctx, dir)
@@ -184,7 +184,7 @@ func (f *FS) listWalked(ctx context.Context, dir string) ([]backend.DirEntry, er
 // disagree, the file was replaced in between and the open is retried a
 // few times before it fails.
 func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
-	if err := backend.CheckPath("open", name); err != nil {
+	if err := checkPath("open", name); err != nil {
 		return nil, err
 	}
 	if name == "." {

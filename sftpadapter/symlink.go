@@ -20,7 +20,7 @@ const maxLinks = 40
 // the root: a link that leads outside gives ErrOutside, and more than 40
 // links ErrLoop. Components that do not exist are kept as written.
 func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
-	if err := backend.CheckPath("resolve", name); err != nil {
+	if err := checkPath("resolve", name); err != nil {
 		return "", err
 	}
 	if name == "." {
@@ -137,7 +137,7 @@ func splitAbs(p string) []string {
 // target inside the root is returned relative to the root, and one
 // outside gives ErrOutside.
 func (f *FS) Readlink(ctx context.Context, name string) (string, error) {
-	if err := backend.CheckPath("readlink", name); err != nil {
+	if err := checkPath("readlink", name); err != nil {
 		return "", err
 	}
 	ctx, cancel := f.opContext(ctx)

@@ -29,7 +29,7 @@ var errNoVersions = fmt.Errorf("%w: the sftp backend has no version tokens", bac
 // checked without following links: a symlink gives ErrSymlink and a file
 // ErrNotDir (fs.ErrExist when it is dir itself).
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := backend.CheckPath("mkdir", dir); err != nil {
+	if err := checkPath("mkdir", dir); err != nil {
 		return err
 	}
 	if dir == "." {
@@ -37,13 +37,14 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	}
 	ctx, cancel := f.opContext(ctx)
 	defer cancel()
-	err := f.do(ctx, true, func(s *session) error { return f.mkdirAll(s.client, dir) })
+	err := f.do(ctx, true, func(s *session) error { return f.mkdirAll(s.client, dir, fs.ErrExist) })
 	return pathErr("mkdir", dir, err)
 }
 
 // mkdirAll creates the missing components of dir, after checking the
-// existing ones in one round trip.
-func (f *FS) mkdirAll(c *sftp.Client, dir string) error {
+// existing ones in one round trip. lastIsFile is the error when dir
+// itself is an existing non-directory.
+func (f *FS) mkdirAll(c *sftp.Client, dir string, lastIsFile error) error {
 	parts := strings.Split(dir, "/")
 	infos, errs := f.lstatChain(c, dir)
 	for i, err := range errs {
@@ -61,7 +62,7 @@ func (f *FS) mkdirAll(c *sftp.Client, dir string) error {
 		case infos[i].Mode()&fs.ModeSymlink != 0:
 			return backend.ErrSymlink
 		case !infos[i].IsDir() && i == len(parts)-1:
-			return fs.ErrExist
+			return lastIsFile
 		case !infos[i].IsDir():
 			return backend.ErrNotDir
 		}
@@ -93,7 +94,7 @@ func (f *FS) mkdir(c *sftp.Client, name string) error {
 // are created. A CreateOnly write to an existing file fails at once with
 // fs.ErrExist; every precondition is checked again at Commit.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := backend.CheckPath("write", name); err != nil {
+	if err := checkPath("write", name); err != nil {
 		return nil, err
 	}
 	if name == "." {
@@ -121,7 +122,7 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 func (f *FS) createTemp(c *sftp.Client, name string, pre backend.Precondition) (string, *sftp.File, error) {
 	dir, _ := backend.Split(name)
 	if dir != "." {
-		if err := f.mkdirAll(c, dir); err != nil {
+		if err := f.mkdirAll(c, dir, backend.ErrNotDir); err != nil {
 			return "", nil, err
 		}
 	}
