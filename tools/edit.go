@@ -190,6 +190,9 @@ func applyEdit(text string, e replacement, label, display string) (string, error
 // text, overlapping ones included: "aa" occurs twice in "aaa", which is
 // ambiguous.
 func matchStarts(text, sub string) []int {
+	if sub == "" {
+		return nil
+	}
 	var out []int
 	for from := 0; from <= len(text)-len(sub); {
 		i := strings.Index(text[from:], sub)
@@ -198,7 +201,7 @@ func matchStarts(text, sub string) []int {
 		}
 		out = append(out, from+i)
 		_, size := utf8.DecodeRuneInString(text[from+i:])
-		from += i + size
+		from += i + max(size, 1)
 	}
 	return out
 }
