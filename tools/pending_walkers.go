@@ -6,13 +6,7 @@ import (
 	"errors"
 )
 
-// Placeholders for the walker tools until their files land; each file
-// (search.go, find.go, listfiles.go, grep.go) replaces its function here.
-
-func (s *Set) searchFilesTool() *Tool { return pendingTool(nameSearchFiles) }
-func (s *Set) findFilesTool() *Tool   { return pendingTool(nameFindFiles) }
-func (s *Set) listFilesTool() *Tool   { return pendingTool(nameListFiles) }
-func (s *Set) grepTool() *Tool        { return pendingTool(nameGrep) }
+// Placeholders for tools until their files land.
 
 func pendingTool(name string) *Tool {
 	return &Tool{

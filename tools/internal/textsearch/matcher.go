@@ -56,6 +56,7 @@ type Matcher struct {
 	lit      []byte // a literal every match contains; nil when none is known
 	litFold  bool   // lit is ASCII-lowercased and must be found case-insensitively
 	pureLit  bool   // a line holding lit always matches: the regexp need not run
+	newline  bool   // the pattern held a literal line break, which can never match
 	context  int
 	maxCols  int
 	bufPool  sync.Pool
@@ -81,12 +82,14 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 		}
 		return nil, err
 	}
-	tree = lineOnly(tree.Simplify())
+	tree = tree.Simplify()
+	newline := hasNewlineLiteral(tree)
+	tree = lineOnly(tree)
 	re, err := regexp.Compile(tree.String())
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re, context: min(max(o.Context, 0), MaxContext), maxCols: o.MaxColumns}
+	m := &Matcher{re: re, context: min(max(o.Context, 0), MaxContext), maxCols: o.MaxColumns, newline: newline}
 	if m.maxCols == 0 {
 		m.maxCols = DefaultMaxColumns
 	}
@@ -97,6 +100,28 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 
 // Context returns the number of context lines the matcher shows.
 func (m *Matcher) Context() int { return m.context }
+
+// HasNewline reports whether the pattern holds a literal line break
+// ("\n"), which a line-by-line search never matches; ripgrep refuses such
+// patterns.
+func (m *Matcher) HasNewline() bool { return m.newline }
+
+// hasNewlineLiteral reports whether re holds a literal "\n" rune.
+func hasNewlineLiteral(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpLiteral {
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return true
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if hasNewlineLiteral(sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // MatchLine reports whether line (without its "\n") matches.
 func (m *Matcher) MatchLine(line []byte) bool { return m.re.Match(line) }

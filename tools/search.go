@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/fencefs/fencefs/policy"
+	"github.com/fencefs/fencefs/tools/internal/textsearch"
+)
+
+func (s *Set) searchFilesTool() *Tool {
+	return &Tool{
+		Name: nameSearchFiles,
+		Description: fmt.Sprintf("Search file contents with a regular expression (Go RE2 syntax), line by line. "+
+			"path may name a file or a directory, which is searched recursively in sorted order; include_glob "+
+			"limits the files searched (fnmatch, '*' also matches '/', against the path from the workspace root, "+
+			"such as '*.py' or 'src/*.go'). Prints '<path>:<line>:<text>' for each matching line, at most %d; "+
+			"lines longer than %d characters are cut. Binary files and hidden (dot-named) entries are skipped.",
+			s.opts.MaxSearchResults, textsearch.DefaultMaxColumns),
+		InputSchema: objectSchema([]string{"pattern"},
+			prop{"pattern", `{"type":"string","description":"Regular expression (Go RE2 syntax) to look for in each line."}`},
+			prop{"path", `{"type":"string","default":".","description":"File or directory to search, relative to the working directory or starting with '/'."}`},
+			prop{"include_glob", `{"type":"string","description":"Optional fnmatch pattern a file's path from the workspace root must match, such as '*.py'."}`},
+		),
+		Annotations: Annotations{Title: "Search files", ReadOnly: true, Idempotent: true},
+		call:        s.searchFiles,
+	}
+}
+
+func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, error) {
+	var pattern string
+	p := "."
+	var include *string
+	if err := decodeArgs(raw, arg{"pattern", &pattern, true}, arg{"path", &p, false}, arg{"include_glob", &include, false}); err != nil {
+		return "", err
+	}
+	m, err := textsearch.Compile(pattern, textsearch.Options{})
+	if err != nil {
+		return "", retryf("Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	if include != nil && *include != "" {
+		if err := policy.ValidatePattern(*include); err != nil {
+			return "", retryf("Pattern '%s' is not a valid glob pattern.", *include)
+		}
+	}
+	root, info, err := s.walkRoot(ctx, nameSearchFiles, p)
+	if err != nil {
+		return "", err
+	}
+	f := s.newWalkFilter(root)
+	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, false)
+	if info.IsDir() {
+		files := s.walkFiles(ctx, f, func(we walkEntry) bool {
+			return include == nil || *include == "" || policy.Match(*include, we.Name)
+		})
+		err = s.searchAll(ctx, m, files, s.opts.MaxSearchResults, pr)
+	} else if s.fileRootVisible(root, info) {
+		err = s.searchOne(ctx, m, root, s.opts.MaxSearchResults, pr)
+	}
+	if err != nil {
+		return "", s.storageErr(err, p)
+	}
+	capMarker := ""
+	if pr.Truncated() {
+		capMarker = fmt.Sprintf("[... truncated at %d matches]", s.opts.MaxSearchResults)
+	}
+	s.emit(ctx, FilesSearched{Path: s.canonical(root.resolved), Pattern: pattern, Search: "grep", MatchCount: pr.Matches(), Truncated: pr.Truncated()})
+	var lines []string
+	if out := pr.String(); out != "" {
+		lines = []string{out}
+	}
+	return finishOutput(lines, "No matches found.", capMarker, f.notices()), nil
+}
+
+// fileJob is how a file to search travels through textsearch: the
+// storage path to read and the path to show, joined by a NUL byte, which
+// no storage path can hold.
+func fileJob(read, show string) string { return read + "\x00" + show }
+
+func splitJob(job string) (read, show string) {
+	read, show, _ = strings.Cut(job, "\x00")
+	return read, show
+}
+
+// jobOpener opens the storage half of a fileJob.
+type jobOpener struct{ s *Set }
+
+func (o jobOpener) OpenRead(ctx context.Context, job string) (io.ReadCloser, error) {
+	read, _ := splitJob(job)
+	return o.s.b.OpenRead(ctx, read)
+}
+
+// walkedFiles is the sequence of files a walk yields, and the walk's
+// error once the sequence is done.
+type walkedFiles struct {
+	seq iter.Seq[string]
+	err *error
+}
+
+// walkFiles walks f's root and yields, as fileJobs, the regular files the
+// filter shows and keep accepts.
+func (s *Set) walkFiles(ctx context.Context, f *walkFilter, keep func(walkEntry) bool) walkedFiles {
+	var walkErr error
+	seq := func(yield func(string) bool) {
+		walkErr = s.walk(ctx, f, walkHooks{}, func(we walkEntry, _ string, show bool) (bool, error) {
+			if show && we.Info.IsRegular() && keep(we) {
+				if !yield(fileJob(we.Resolved, s.outputPath(we.Name))) {
+					return false, errStopWalk
+				}
+			}
+			return true, nil
+		})
+	}
+	return walkedFiles{seq: seq, err: &walkErr}
+}
+
+// searchAll searches the walked files in parallel and prints their lines
+// in walk order until the printer's cap.
+func (s *Set) searchAll(ctx context.Context, m *textsearch.Matcher, files walkedFiles, limit int, pr *textsearch.Printer) error {
+	var fileErr error
+	err := m.SearchFiles(ctx, jobOpener{s}, files.seq, 0, limit, func(r textsearch.FileResult) bool {
+		if r.Err != nil {
+			if errors.Is(r.Err, textsearch.ErrBinary) || skippableReadErr(r.Err) {
+				return true
+			}
+			fileErr = r.Err
+			return false
+		}
+		_, show := splitJob(r.Name)
+		return pr.Add(show, r.Lines)
+	})
+	switch {
+	case err != nil:
+		return err
+	case fileErr != nil:
+		return fileErr
+	}
+	return *files.err
+}
+
+// searchOne searches a single file named as the walk root.
+func (s *Set) searchOne(ctx context.Context, m *textsearch.Matcher, root target, limit int, pr *textsearch.Printer) error {
+	r := m.SearchFile(ctx, s.b, root.resolved, limit)
+	if r.Err != nil {
+		if errors.Is(r.Err, textsearch.ErrBinary) || skippableReadErr(r.Err) {
+			return nil
+		}
+		return r.Err
+	}
+	pr.Add(s.outputPath(root.written), r.Lines)
+	return nil
+}

@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+	"testing"
+)
+
+// walkTree is the tree most walker tests search.
+var walkTree = map[string]string{
+	"a.txt":          "alpha\nneedle one\n",
+	"a/b.txt":        "needle in a/b\n",
+	"a/c/d.go":       "package c\n// needle\n",
+	"b.go":           "package b\n",
+	"bin.dat":        "needle\x00binary",
+	".env":           "needle=secret\n",
+	".hidden/x.txt":  "needle hidden\n",
+	"sub/.dot/y.txt": "needle deep hidden\n",
+	"sub/z.md":       "# needle\nline\n",
+}
+
+func putTree(t *testing.T, fx fixture, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		fx.put(t, name, data)
+	}
+}
+
+func TestSearchFiles(t *testing.T) {
+	hidden := "\n[2 hidden entries omitted; name a hidden path explicitly to include it]"
+	tests := []struct {
+		name string
+		opts Options
+		args []any
+		want string
+	}{
+		{"walk order", Options{}, []any{"pattern", "needle"},
+			"a/b.txt:1:needle in a/b\na/c/d.go:2:// needle\na.txt:2:needle one\nsub/z.md:1:# needle" + hidden},
+		{"regex", Options{}, []any{"pattern", `^package \w$`}, "a/c/d.go:1:package c\nb.go:1:package b" + hidden},
+		{"include_glob spans directories", Options{}, []any{"pattern", "needle", "include_glob", "*.go"}, "a/c/d.go:2:// needle" + hidden},
+		{"include_glob against the root path", Options{Cwd: "a"}, []any{"pattern", "needle", "include_glob", "a/c/*"}, "c/d.go:2:// needle"},
+		{"cwd relative output", Options{Cwd: "sub"}, []any{"pattern", "needle", "path", ".."},
+			"../a/b.txt:1:needle in a/b\n../a/c/d.go:2:// needle\n../a.txt:2:needle one\nz.md:1:# needle" + hidden},
+		{"file path", Options{}, []any{"pattern", "needle", "path", "a/b.txt"}, "a/b.txt:1:needle in a/b"},
+		{"hidden file named explicitly", Options{}, []any{"pattern", "needle", "path", ".env"}, ".env:1:needle=secret"},
+		{"hidden dir named explicitly", Options{}, []any{"pattern", "needle", "path", ".hidden"}, ".hidden/x.txt:1:needle hidden"},
+		{"binary file path", Options{}, []any{"pattern", "needle", "path", "bin.dat"}, "No matches found."},
+		{"no match", Options{}, []any{"pattern", "nothing here", "path", "sub"},
+			"No matches found.\n[1 hidden entries omitted; name a hidden path explicitly to include it]"},
+		{"cap", Options{MaxSearchResults: 2}, []any{"pattern", "needle"},
+			"a/b.txt:1:needle in a/b\na/c/d.go:2:// needle\n[... truncated at 2 matches]" + hidden},
+		{"cap not reached exactly", Options{MaxSearchResults: 4}, []any{"pattern", "needle"},
+			"a/b.txt:1:needle in a/b\na/c/d.go:2:// needle\na.txt:2:needle one\nsub/z.md:1:# needle" + hidden},
+		{"denied entries filtered", Options{Denied: []string{"a/c"}}, []any{"pattern", "needle"},
+			"a/b.txt:1:needle in a/b\na.txt:2:needle one\nsub/z.md:1:# needle" + hidden},
+		{"allowed entries only", Options{Allowed: []string{"*.md"}}, []any{"pattern", "needle"}, "sub/z.md:1:# needle" + hidden},
+	}
+	forEach(t, func(t *testing.T, fx fixture) {
+		putTree(t, fx, walkTree)
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s := newSet(t, fx.b, tt.opts)
+				wantEqual(t, ok(t, s, nameSearchFiles, tt.args...), tt.want)
+			})
+		}
+	})
+}
+
+func TestSearchFilesErrors(t *testing.T) {
+	forEach(t, func(t *testing.T, fx fixture) {
+		putTree(t, fx, walkTree)
+		s := newSet(t, fx.b, Options{Denied: []string{"sub"}})
+		wantEqual(t, retry(t, s, nameSearchFiles, "pattern", "("), "Invalid regex pattern: missing closing ): `(`")
+		wantEqual(t, retry(t, s, nameSearchFiles, "pattern", "x", "path", "nope"), "Path not found: nope")
+		wantEqual(t, retry(t, s, nameSearchFiles, "pattern", "x", "path", "sub"), "Path 'sub' is denied by pattern 'sub'.")
+		wantEqual(t, retry(t, s, nameSearchFiles, "pattern", "x", "path", "../x"), "Path '../x' resolves outside the root directory.")
+		wantEqual(t, retry(t, s, nameSearchFiles, "path", "."), "Missing required argument 'pattern'.")
+	})
+}
+
+func TestFindFiles(t *testing.T) {
+	hidden := "\n[2 hidden entries omitted; name a hidden path explicitly to include it]"
+	tests := []struct {
+		name string
+		opts Options
+		args []any
+		want string
+	}{
+		{"top level only", Options{}, []any{"pattern", "*.txt"}, "a.txt" + hidden},
+		{"any depth", Options{}, []any{"pattern", "**/*.txt"}, "a/b.txt\na.txt" + hidden},
+		{"directories", Options{}, []any{"pattern", "*"}, "a/\na.txt\nb.go\nbin.dat\nsub/" + hidden},
+		{"directories only", Options{}, []any{"pattern", "**/*/"}, "a/\na/c/\nsub/" + hidden},
+		{"negated class bang", Options{}, []any{"pattern", "[!a]*"}, "b.go\nbin.dat\nsub/" + hidden},
+		{"negated class caret", Options{}, []any{"pattern", "[^ab]*"}, "sub/" + hidden},
+		{"below a path", Options{}, []any{"pattern", "**", "path", "a"}, "a/b.txt\na/c/\na/c/d.go"},
+		{"alternatives", Options{}, []any{"pattern", "**/*.{go,md}"}, "a/c/d.go\nb.go\nsub/z.md" + hidden},
+		{"cap", Options{MaxFindResults: 2}, []any{"pattern", "**"}, "a/\na/b.txt\n[... truncated at 2 matches]" + hidden},
+		{"hidden never matched", Options{}, []any{"pattern", "**/.*"}, "No matches found." + hidden},
+		{"cwd relative", Options{Cwd: "sub"}, []any{"pattern", "**/*.go", "path", "../a"}, "../a/c/d.go"},
+		{"denied", Options{Denied: []string{"**/*.go"}}, []any{"pattern", "**/*.go"}, "No matches found." + hidden},
+	}
+	forEach(t, func(t *testing.T, fx fixture) {
+		putTree(t, fx, walkTree)
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s := newSet(t, fx.b, tt.opts)
+				wantEqual(t, ok(t, s, nameFindFiles, tt.args...), tt.want)
+			})
+		}
+		s := newSet(t, fx.b, Options{})
+		wantEqual(t, retry(t, s, nameFindFiles, "pattern", "/etc/*"), "Pattern '/etc/*' must be relative to the search path, not absolute.")
+		wantEqual(t, retry(t, s, nameFindFiles, "pattern", "../*"), "Pattern '../*' is not a valid glob pattern.")
+		wantEqual(t, retry(t, s, nameFindFiles, "pattern", "a/../*"), "Pattern 'a/../*' is not a valid glob pattern.")
+		wantEqual(t, retry(t, s, nameFindFiles, "pattern", "*", "path", "a.txt"), "Not a directory: a.txt")
+	})
+}
+
+func TestListFilesAndGrep(t *testing.T) {
+	tree := map[string]string{
+		"a.txt":        "alpha\nneedle one\nbeta\ngamma\ndelta\nneedle two\n",
+		"a/b.go":       "package a\n// needle\n",
+		"a/gen/x.go":   "// needle generated\n",
+		"bin.dat":      "needle\x00",
+		"logs/x.log":   "needle log\n",
+		"notes.md":     "NEEDLE upper\n",
+		".gitignore":   "*.log\ngen/\n",
+		".git/HEAD":    "ref\n",
+		"vendor/v.go":  "// needle vendored\n",
+		"vendor/.keep": "",
+		".ignore":      "vendor/\n",
+	}
+	type call struct {
+		tool string
+		args []any
+		want string
+	}
+	calls := []call{
+		{nameListFiles, nil, "a/b.go\na.txt\nbin.dat\nnotes.md" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
+		{nameListFiles, []any{"glob", "*.go"}, "a/b.go" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
+		{nameListFiles, []any{"glob", "!*.go"}, "a.txt\nbin.dat\nnotes.md" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
+		{nameListFiles, []any{"path", "a"}, "a/b.go"},
+		{nameListFiles, []any{"path", "a.txt"}, "a.txt"},
+		{nameGrep, []any{"pattern", "needle"}, "a/b.go:2:// needle\na.txt:2:needle one\na.txt:6:needle two" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
+		{nameGrep, []any{"pattern", "needle", "ignore_case", true, "path", "notes.md"}, "notes.md:1:NEEDLE upper"},
+		{nameGrep, []any{"pattern", "needle", "path", "a.txt", "context", 1},
+			"a.txt-1-alpha\na.txt:2:needle one\na.txt-3-beta\n--\na.txt-5-delta\na.txt:6:needle two"},
+		{nameGrep, []any{"pattern", "needle", "file_type", "go", "path", "a"}, "a/b.go:2:// needle"},
+		{nameGrep, []any{"pattern", "ne.dle", "literal", true, "path", "a"}, "No matches found."},
+	}
+	forEach(t, func(t *testing.T, fx fixture) {
+		putTree(t, fx, tree)
+		s := newSet(t, fx.b, Options{Tools: AllTools()})
+		for _, c := range calls {
+			wantEqual(t, ok(t, s, c.tool, c.args...), c.want)
+		}
+	})
+}
+
+func TestWalkerEvents(t *testing.T) {
+	fx := localFixture(t)
+	putTree(t, fx, walkTree)
+	var got []FilesSearched
+	s := newSet(t, fx.b, Options{Tools: AllTools(), MaxSearchResults: 2, OnEvent: func(_ context.Context, ev Event) {
+		got = append(got, ev.(FilesSearched))
+	}})
+	ok(t, s, nameSearchFiles, "pattern", "needle")
+	ok(t, s, nameFindFiles, "pattern", "**/*.txt", "path", "a")
+	ok(t, s, nameListFiles)
+	ok(t, s, nameGrep, "pattern", "needle", "path", "sub")
+	retry(t, s, nameGrep, "pattern", "(")
+	want := []FilesSearched{
+		{Path: ".", Pattern: "needle", Search: "grep", MatchCount: 2, Truncated: true},
+		{Path: "a", Pattern: "**/*.txt", Search: "find", MatchCount: 1},
+		{Path: ".", Search: "find", MatchCount: 6},
+		{Path: "sub", Pattern: "needle", Search: "grep", MatchCount: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("events %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
