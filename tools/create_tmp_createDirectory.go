@@ -1,3 +1,0 @@
-package tools
-
-func (s *Set) createDirectoryTool() *Tool { return pendingTool("create_directory") }

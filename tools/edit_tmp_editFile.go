@@ -1,3 +1,0 @@
-package tools
-
-func (s *Set) editFileTool() *Tool { return pendingTool("edit_file") }

@@ -1,3 +1,0 @@
-package tools
-
-func (s *Set) fileInfoTool() *Tool { return pendingTool("file_info") }

@@ -1,3 +1,0 @@
-package tools
-
-func (s *Set) listDirectoryTool() *Tool { return pendingTool("list_directory") }

@@ -1,3 +1,0 @@
-package tools
-
-func (s *Set) readFileTool() *Tool { return pendingTool("read_file") }

@@ -1,3 +1,0 @@
-package tools
-
-func (s *Set) writeFileTool() *Tool { return pendingTool("write_file") }
