@@ -1,0 +1,322 @@
+package aferoadapter_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/fencefs/fencefs/aferoadapter"
+	"github.com/fencefs/fencefs/backend"
+)
+
+// toAfero returns the afero view of a backend over a MemMapFs holding
+// files, and the backend.
+func toAfero(t *testing.T, files map[string]string) (afero.Fs, *aferoadapter.FS) {
+	t.Helper()
+	_, b := memFS(t, files)
+	return aferoadapter.ToAfero(context.Background(), b), b
+}
+
+func TestToAferoReadPaths(t *testing.T) {
+	v, _ := toAfero(t, sampleFiles)
+	tests := []struct {
+		name    string
+		want    string
+		wantErr error
+	}{
+		{name: "a/b.txt", want: "AB"},
+		{name: "/a/b.txt", want: "AB"},
+		{name: "//a/./c/../b.txt", want: "AB"},
+		{name: "a/c/d.txt", want: "ACD"},
+		{name: "missing", wantErr: fs.ErrNotExist},
+		{name: "/a", wantErr: backend.ErrIsDir},
+		{name: "../a.txt", wantErr: fs.ErrInvalid},
+		{name: "~/a.txt", wantErr: fs.ErrInvalid},
+		{name: "", wantErr: fs.ErrInvalid},
+	}
+	for _, tt := range tests {
+		data, err := afero.ReadFile(v, tt.name)
+		if tt.wantErr != nil {
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("ReadFile(%q) = %q, %v; want %v", tt.name, data, err, tt.wantErr)
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Path != tt.name {
+				t.Errorf("ReadFile(%q) error names %q", tt.name, pe.Path)
+			}
+			continue
+		}
+		if err != nil || string(data) != tt.want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q", tt.name, data, err, tt.want)
+		}
+	}
+}
+
+func TestToAferoStatAndDirs(t *testing.T) {
+	v, _ := toAfero(t, sampleFiles)
+	fi, err := v.Stat("/a/c/d.txt")
+	if err != nil || fi.Name() != "d.txt" || fi.Size() != 3 || fi.IsDir() || fi.Mode().Perm() != 0o644 {
+		t.Errorf("Stat = %v, %v", fi, err)
+	}
+	if fi, err := v.Stat("/"); err != nil || !fi.IsDir() {
+		t.Errorf("Stat(/) = %v, %v", fi, err)
+	}
+	if ok, err := afero.DirExists(v, "empty"); !ok || err != nil {
+		t.Errorf("DirExists(empty) = %v, %v", ok, err)
+	}
+	infos, err := afero.ReadDir(v, "/a")
+	if err != nil || len(infos) != 2 || infos[0].Name() != "b.txt" || !infos[1].IsDir() {
+		t.Errorf("ReadDir(/a) = %v, %v", infos, err)
+	}
+
+	var walked []string
+	err = afero.Walk(v, "/", func(p string, info fs.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		walked = append(walked, p)
+		return nil
+	})
+	want := []string{"/", "/a", "/a/b.txt", "/a/c", "/a/c/d.txt", "/a.txt", "/colon", "/colon/x:y.txt",
+		"/dot", "/dot/.hidden", "/empty", "/sp ace", "/sp ace/ü.txt", "/z", "/z/deep", "/z/deep/y.md"}
+	if err != nil || !reflect.DeepEqual(walked, want) {
+		t.Errorf("Walk = %q, %v\nwant %q", walked, err, want)
+	}
+
+	d, err := v.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if err != nil || !reflect.DeepEqual(names, []string{"b.txt"}) {
+		t.Errorf("Readdirnames(1) = %q, %v", names, err)
+	}
+	rest, err := d.Readdir(-1)
+	if err != nil || len(rest) != 1 || rest[0].Name() != "c" {
+		t.Errorf("Readdir(-1) = %v, %v", rest, err)
+	}
+	if more, err := d.Readdir(1); len(more) != 0 || err != io.EOF {
+		t.Errorf("Readdir(1) at the end = %v, %v; want io.EOF", more, err)
+	}
+	if _, err := d.Read(make([]byte, 1)); !errors.Is(err, backend.ErrIsDir) {
+		t.Errorf("Read on a directory = %v", err)
+	}
+}
+
+func TestToAferoReadHandle(t *testing.T) {
+	v, _ := toAfero(t, map[string]string{"f": "0123456789"})
+	f, err := v.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := iotest.TestReader(f, []byte("0123456789")); err != nil {
+		t.Error(err)
+	}
+	if _, err := f.Write([]byte("x")); err == nil {
+		t.Error("Write on a file opened for reading succeeded")
+	}
+	if err := f.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := f.Close(); !errors.Is(err, afero.ErrFileClosed) {
+		t.Errorf("second Close = %v", err)
+	}
+	// Streaming first, then random access from where streaming stopped.
+	f, _ = v.Open("f")
+	defer f.Close()
+	buf := make([]byte, 3)
+	if _, err := io.ReadFull(f, buf); err != nil || string(buf) != "012" {
+		t.Fatalf("ReadFull = %q, %v", buf, err)
+	}
+	if pos, err := f.Seek(0, io.SeekCurrent); err != nil || pos != 3 {
+		t.Errorf("Seek(0, current) = %d, %v", pos, err)
+	}
+	if n, err := f.ReadAt(buf, 7); n != 3 || string(buf) != "789" {
+		t.Errorf("ReadAt(7) = %d %q, %v", n, buf, err)
+	}
+	if rest, err := io.ReadAll(f); err != nil || string(rest) != "3456789" {
+		t.Errorf("reading on after ReadAt = %q, %v", rest, err)
+	}
+}
+
+func TestToAferoWrite(t *testing.T) {
+	v, b := toAfero(t, map[string]string{"f": "old", "d/": ""})
+	ctx := context.Background()
+	if err := afero.WriteFile(v, "/new/deep/file", []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, b, "new/deep/file", "hello")
+
+	// Nothing is visible before Close, and Close commits.
+	w, err := v.Create("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("replaced")
+	wantContent(t, b, "f", "old")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, b, "f", "replaced")
+	if err := w.Close(); !errors.Is(err, afero.ErrFileClosed) {
+		t.Errorf("second Close = %v", err)
+	}
+
+	// Appending and writing in place keep the old content.
+	a, err := v.OpenFile("f", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("+more"))
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, b, "f", "replaced+more")
+	rw, err := v.OpenFile("f", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.WriteAt([]byte("R"), 0)
+	head := make([]byte, 3)
+	if _, err := rw.Read(head); err != nil || string(head) != "Rep" {
+		t.Errorf("Read on O_RDWR = %q, %v", head, err)
+	}
+	rw.Truncate(8)
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, b, "f", "Replaced")
+
+	// An in-place edit does not overwrite a change made meanwhile.
+	stale, err := v.OpenFile("f", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.Write([]byte("S"))
+	if err := backend.WriteFile(ctx, b, "f", []byte("meanwhile"), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.Close(); !errors.Is(err, backend.ErrPrecondition) {
+		t.Errorf("Close of a stale edit = %v, want ErrPrecondition", err)
+	}
+	wantContent(t, b, "f", "meanwhile")
+}
+
+func TestToAferoOpenFileErrors(t *testing.T) {
+	v, _ := toAfero(t, map[string]string{"f": "old", "d/": ""})
+	tests := []struct {
+		name    string
+		flag    int
+		wantErr error
+	}{
+		{"f", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"missing", os.O_WRONLY, fs.ErrNotExist},
+		{"d", os.O_WRONLY | os.O_CREATE, backend.ErrIsDir},
+		{"f/x", os.O_WRONLY | os.O_CREATE, backend.ErrNotDir},
+		{"../f", os.O_WRONLY | os.O_CREATE, fs.ErrInvalid},
+	}
+	for _, tt := range tests {
+		f, err := v.OpenFile(tt.name, tt.flag, 0o644)
+		if err == nil {
+			err = f.Close()
+		}
+		if !errors.Is(err, tt.wantErr) {
+			t.Errorf("OpenFile(%q, %#x) = %v, want %v", tt.name, tt.flag, err, tt.wantErr)
+		}
+	}
+	// O_RDONLY|O_CREATE creates an empty file and keeps an existing one.
+	for _, name := range []string{"f", "created"} {
+		f, err := v.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatalf("OpenFile(%q, O_RDONLY|O_CREATE): %v", name, err)
+		}
+		data, _ := io.ReadAll(f)
+		f.Close()
+		if want := map[string]string{"f": "old", "created": ""}[name]; string(data) != want {
+			t.Errorf("OpenFile(%q, O_RDONLY|O_CREATE) read %q, want %q", name, data, want)
+		}
+	}
+}
+
+func TestToAferoDirs(t *testing.T) {
+	v, b := toAfero(t, map[string]string{"f": "x", "d/": ""})
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		all     bool
+		wantErr error
+	}{
+		{name: "/n", all: false},
+		{name: "/d", wantErr: fs.ErrExist},
+		{name: "/", wantErr: fs.ErrExist},
+		{name: "/x/y", wantErr: fs.ErrNotExist},
+		{name: "/f/y", wantErr: backend.ErrNotDir},
+		{name: "/x/y/z", all: true},
+		{name: "/d", all: true},
+	}
+	for _, tt := range tests {
+		var err error
+		if tt.all {
+			err = v.MkdirAll(tt.name, 0o755)
+		} else {
+			err = v.Mkdir(tt.name, 0o755)
+		}
+		if tt.wantErr != nil {
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("Mkdir(%q, all=%v) = %v, want %v", tt.name, tt.all, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Mkdir(%q, all=%v): %v", tt.name, tt.all, err)
+			continue
+		}
+		if fi, err := b.Stat(ctx, backend.VirtualToStorage(tt.name)); err != nil || !fi.IsDir() {
+			t.Errorf("after Mkdir(%q): %+v, %v", tt.name, fi, err)
+		}
+	}
+}
+
+func TestToAferoUnsupported(t *testing.T) {
+	v, b := toAfero(t, map[string]string{"f": "x"})
+	ops := map[string]error{
+		"Remove":    v.Remove("f"),
+		"RemoveAll": v.RemoveAll("f"),
+		"Rename":    v.Rename("f", "g"),
+		"Chmod":     v.Chmod("f", 0o600),
+		"Chown":     v.Chown("f", 1, 1),
+		"Chtimes":   v.Chtimes("f", time.Time{}, time.Time{}),
+	}
+	for op, err := range ops {
+		if !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("%s = %v, want errors.ErrUnsupported", op, err)
+		}
+	}
+	wantContent(t, b, "f", "x")
+	if _, err := v.(afero.LinkReader).ReadlinkIfPossible("f"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("ReadlinkIfPossible of a file = %v, want fs.ErrInvalid", err)
+	}
+	if v.Name() != "fencefs" {
+		t.Errorf("Name() = %q", v.Name())
+	}
+}
+
+func TestToAferoReadOnlyBackend(t *testing.T) {
+	mem, _ := memFS(t, map[string]string{"f": "x"})
+	v := aferoadapter.ToAfero(context.Background(), aferoadapter.New(afero.NewReadOnlyFs(mem)))
+	if err := afero.WriteFile(v, "f", []byte("y"), 0o644); !errors.Is(err, backend.ErrReadOnly) {
+		t.Errorf("WriteFile on a read-only backend = %v, want ErrReadOnly", err)
+	}
+	if err := v.MkdirAll("d", 0o755); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("MkdirAll on a read-only backend = %v, want fs.ErrPermission", err)
+	}
+}
