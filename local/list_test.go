@@ -72,7 +72,7 @@ func TestList(t *testing.T) {
 func TestListLarge(t *testing.T) {
 	forEachOpener(t, func(t *testing.T, o opener) {
 		f, root := newTestFS(t, o)
-		for i := range 3000 {
+		for i := range 1200 {
 			name := fmt.Sprintf("%04d-%s", i, strings.Repeat("x", i%200))
 			if err := os.WriteFile(filepath.Join(root, name), []byte(name), 0o644); err != nil {
 				t.Fatal(err)

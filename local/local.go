@@ -197,6 +197,16 @@ func (f *FS) fstatRoot(st *unix.Stat_t) error {
 	return ignoringEINTR(func() error { return unix.Fstat(f.rootfd, st) })
 }
 
+// fstatatRoot lstats the single component name of the root directory.
+func (f *FS) fstatatRoot(name string, st *unix.Stat_t) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.rootfd < 0 {
+		return fs.ErrClosed
+	}
+	return fstatat(f.rootfd, name, st)
+}
+
 // begin checks what every method checks first: a canonical storage path
 // and a live context.
 func begin(ctx context.Context, op, name string) error {

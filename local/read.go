@@ -79,6 +79,10 @@ func (f *FS) finalIsSymlink(name string) bool {
 // lstatIn lstats the component base of the directory dir.
 func (f *FS) lstatIn(dir, base string) (unix.Stat_t, error) {
 	var st unix.Stat_t
+	if dir == "." {
+		// A single component below the root needs no lookup to check.
+		return st, f.fstatatRoot(base, &st)
+	}
 	pfd, err := f.open(dir, unix.O_PATH|unix.O_DIRECTORY)
 	if err != nil {
 		return st, err
