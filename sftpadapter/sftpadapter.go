@@ -66,10 +66,13 @@ package sftpadapter
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -157,15 +160,19 @@ var (
 	_ backend.CapabilityReporter = (*FS)(nil)
 )
 
-// errNoHostKeyCheck is returned by Dial when the Config names no way to
+// ErrNoHostKeyCheck is returned by Dial when the Config names no way to
 // check the server's host key.
-var errNoHostKeyCheck = errors.New("sftpadapter: no host key check configured: set KnownHostsFile or HostKey (InsecureIgnoreHostKey only for tests)")
+var ErrNoHostKeyCheck = errors.New("sftpadapter: no host key check configured: set KnownHostsFile or HostKey (InsecureIgnoreHostKey only for tests)")
+
+// ErrHostKey is wrapped by the dial error when the server's host key is
+// not the pinned one or is not listed in the known_hosts file.
+var ErrHostKey = errors.New("sftpadapter: host key rejected")
 
 // Dial connects to the server described by cfg, logs in, and checks that
 // cfg.Root is a directory. The connection is kept for later calls and
 // redialled when it breaks.
 func Dial(ctx context.Context, cfg Config) (*FS, error) {
-	sshConf, err := clientConfig(cfg)
+	sshConf, err := clientConfig(cfg, withDefaultPort(cfg.Addr))
 	if err != nil {
 		return nil, err
 	}
@@ -235,9 +242,9 @@ func resolveRoot(ctx context.Context, s *session, root string) (string, error) {
 	return abs, nil
 }
 
-// clientConfig builds the SSH client configuration, refusing a Config
-// without a host key check.
-func clientConfig(cfg Config) (*ssh.ClientConfig, error) {
+// clientConfig builds the SSH client configuration for addr, refusing a
+// Config without a host key check.
+func clientConfig(cfg Config, addr string) (*ssh.ClientConfig, error) {
 	conf := &ssh.ClientConfig{User: cfg.User}
 	methods := 0
 	if cfg.KnownHostsFile != "" {
@@ -246,6 +253,7 @@ func clientConfig(cfg Config) (*ssh.ClientConfig, error) {
 			return nil, fmt.Errorf("sftpadapter: known hosts: %w", err)
 		}
 		conf.HostKeyCallback = cb
+		conf.HostKeyAlgorithms = knownAlgorithms(cb, addr)
 		methods++
 	}
 	if cfg.HostKey != nil {
@@ -259,7 +267,7 @@ func clientConfig(cfg Config) (*ssh.ClientConfig, error) {
 	}
 	switch {
 	case methods == 0:
-		return nil, errNoHostKeyCheck
+		return nil, ErrNoHostKeyCheck
 	case methods > 1:
 		return nil, errors.New("sftpadapter: set only one of KnownHostsFile, HostKey and InsecureIgnoreHostKey")
 	}
@@ -268,7 +276,43 @@ func clientConfig(cfg Config) (*ssh.ClientConfig, error) {
 		return nil, err
 	}
 	conf.Auth = auth
+	check := conf.HostKeyCallback
+	conf.HostKeyCallback = func(hostname string, remote net.Addr, key ssh.PublicKey) error {
+		if err := check(hostname, remote, key); err != nil {
+			return fmt.Errorf("%w: %w", ErrHostKey, err)
+		}
+		return nil
+	}
 	return conf, nil
+}
+
+// knownAlgorithms returns the host key algorithms of the keys the
+// known_hosts callback lists for addr, so that the server is asked for a
+// key the file can vouch for rather than its first key of another type.
+// The callback reveals them when shown a key it does not know.
+func knownAlgorithms(cb ssh.HostKeyCallback, addr string) []string {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil
+	}
+	probe, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return nil
+	}
+	var keyErr *knownhosts.KeyError
+	err = cb(addr, &net.TCPAddr{IP: net.IPv4zero, Port: 22}, probe.PublicKey())
+	if !errors.As(err, &keyErr) {
+		return nil
+	}
+	var algos []string
+	for _, k := range keyErr.Want {
+		for _, a := range hostKeyAlgorithms(k.Key) {
+			if !slices.Contains(algos, a) {
+				algos = append(algos, a)
+			}
+		}
+	}
+	return algos
 }
 
 // hostKeyAlgorithms lists the signature algorithms a pinned key can
