@@ -51,8 +51,8 @@ var (
 	_ backend.CapabilityReporter = (*FS)(nil)
 )
 
-// New opens the existing directory root as the root of a backend. The
-// directory is opened once; renaming or replacing the path root afterwards
+// New opens the existing directory root as the root of a backend; an
+// empty root is refused. The directory is opened once; renaming or replacing the path root afterwards
 // does not move the backend. Close releases it.
 func New(root string) (*FS, error) {
 	return newFS(root, false)
@@ -61,11 +61,15 @@ func New(root string) (*FS, error) {
 // newFS is New, with the os.Root fallback forced when forceRoot is set so
 // that tests run it on kernels that have openat2.
 func newFS(root string, forceRoot bool) (*FS, error) {
+	if root == "" {
+		// Abs would turn "" into the working directory, rarely what was meant.
+		return nil, &fs.PathError{Op: "open", Path: root, Err: fs.ErrInvalid}
+	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
 	}
-	fd, err := openRootDir(abs)
+	fd, err := unix.Open(abs, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
 	}
@@ -82,15 +86,6 @@ func newFS(root string, forceRoot bool) (*FS, error) {
 		}
 	}
 	return f, nil
-}
-
-// openRootDir opens the root directory as an O_PATH descriptor.
-func openRootDir(abs string) (int, error) {
-	fd, err := unix.Open(abs, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	return fd, nil
 }
 
 // Close releases the root directory. Calls made after Close fail with

@@ -43,7 +43,10 @@ func openFallbackRoot(abs string, rootfd int) (*os.Root, error) {
 func openInRoot(r *os.Root, name string, flags int) (int, error) {
 	if name == "." {
 		f, err := r.OpenFile(".", flags, 0)
-		return dupFile(f, err)
+		if err != nil {
+			return -1, errnoOf(err)
+		}
+		return dupFile(f)
 	}
 	parts := strings.Split(name, "/")
 	dir := r
@@ -106,7 +109,7 @@ func openLeaf(dir *os.Root, c string, flags int) (int, error) {
 	if err != nil {
 		return -1, swappedErr(err)
 	}
-	fd, err := dupFile(file, nil)
+	fd, err := dupFile(file)
 	if err != nil {
 		return -1, err
 	}
@@ -134,10 +137,7 @@ func lstatIn(dir *os.Root, c string) (*syscall.Stat_t, error) {
 // dupFile returns a descriptor of its own for f, leaving the file
 // description's flags alone (os.File.Fd would make it blocking), and
 // closes f.
-func dupFile(f *os.File, err error) (int, error) {
-	if err != nil {
-		return -1, errnoOf(err)
-	}
+func dupFile(f *os.File) (int, error) {
 	defer f.Close()
 	conn, err := f.SyscallConn()
 	if err != nil {
