@@ -1,0 +1,308 @@
+// Package config reads the settings of the fencefs command from its
+// command line and an optional YAML file.
+//
+// Every setting is a flag; the file uses the flag names with "_" for "-"
+// as keys, lists for repeatable flags and a "mounts" map of name to spec.
+// The file is applied first and the command line second, so a flag given
+// on the command line overrides the file (a repeatable flag replaces the
+// file's whole list). Values are validated as they are read, and an error
+// names the setting and, for the file, the line.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/fencefs/fencefs/tools"
+)
+
+// Settings are the settings of one fencefs command.
+type Settings struct {
+	// ConfigFile is the YAML file the settings were read from, if any.
+	ConfigFile string
+	// Root is the local directory of a plain namespace.
+	Root string
+	// Cwd is where relative tool paths resolve.
+	Cwd string
+	// Allow, Deny and Protect are policy patterns; Protect adds to the
+	// default protected patterns unless NoDefaultProtect is set.
+	Allow, Deny, Protect []string
+	// NoDefaultProtect drops the default protected patterns.
+	NoDefaultProtect bool
+	// MaxReadLines, MaxReadChars, MaxList, MaxSearch and MaxFind are the
+	// tools' limits.
+	MaxReadLines, MaxReadChars, MaxList, MaxSearch, MaxFind int
+	// ReadOnly keeps only the read-only tools.
+	ReadOnly bool
+	// NoHashes removes content hashes from the tools' texts.
+	NoHashes bool
+	// RequireRead turns on the read-before-write guard.
+	RequireRead bool
+	// Tools names the tools to offer; nil means the default tools.
+	Tools []string
+	// Mounts, sorted by name, make the namespace rooted when not empty.
+	Mounts []Mount
+	// LogLevel is the lowest level logged to stderr.
+	LogLevel slog.Level
+	// HTTP is the listen address of the streamable HTTP server (serve
+	// only); "" serves over stdio.
+	HTTP string
+
+	// rootGiven records that --root was given, which mounts exclude.
+	rootGiven bool
+}
+
+// Mount is one named mount of a rooted namespace.
+type Mount struct {
+	// Name is the mount's single-component name: it is mounted at /Name.
+	Name string
+	// Spec says what is mounted.
+	Spec MountSpec
+}
+
+// Defaults returns the settings of a command given no flags.
+func Defaults() Settings {
+	return Settings{
+		Root:         ".",
+		MaxReadLines: tools.DefaultMaxReadLines,
+		MaxList:      tools.DefaultMaxResults,
+		MaxSearch:    tools.DefaultMaxResults,
+		MaxFind:      tools.DefaultMaxResults,
+		LogLevel:     slog.LevelInfo,
+	}
+}
+
+// ToolOptions returns the tools.Options the settings describe.
+func (s *Settings) ToolOptions() tools.Options {
+	return tools.Options{
+		Cwd:              s.Cwd,
+		Allowed:          s.Allow,
+		Denied:           s.Deny,
+		Protected:        s.Protect,
+		NoDefaultProtect: s.NoDefaultProtect,
+		MaxReadLines:     s.MaxReadLines,
+		MaxReadChars:     s.MaxReadChars,
+		MaxListResults:   s.MaxList,
+		MaxSearchResults: s.MaxSearch,
+		MaxFindResults:   s.MaxFind,
+		ReadOnly:         s.ReadOnly,
+		NoContentHashes:  s.NoHashes,
+		Tools:            s.Tools,
+		RequireRead:      s.RequireRead,
+	}
+}
+
+// Error is a refused setting.
+type Error struct {
+	// Where is the config file and line ("fencefs.yaml:3"), or "" for the
+	// command line.
+	Where string
+	// Setting names the setting ("--max-list", "max_list", `mount "ws"`).
+	Setting string
+	// Err says what is wrong.
+	Err error
+}
+
+// Error returns "<where>: <setting>: <problem>".
+func (e *Error) Error() string {
+	var parts []string
+	for _, p := range []string{e.Where, e.Setting} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(append(parts, e.Err.Error()), ": ")
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrHelp is returned by Parse when the command line asks for help.
+var ErrHelp = flag.ErrHelp
+
+// Parse reads the settings of the command cmd ("serve", "call" or
+// "tools") from its arguments, and from the YAML file named by --config
+// when there is one. It returns the settings and the positional
+// arguments. Flags come before positional arguments.
+func Parse(cmd string, args []string) (*Settings, []string, error) {
+	s := Defaults()
+	p := newParser(cmd, &s)
+	if err := p.parse(args); err != nil {
+		return nil, nil, err
+	}
+	if s.ConfigFile != "" {
+		// Start again from the defaults (the flag values point into s),
+		// apply the file, then the command line over it.
+		file := s.ConfigFile
+		s = Defaults()
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, &Error{Setting: "--config", Err: err}
+		}
+		if err := p.applyFile(file, data); err != nil {
+			return nil, nil, err
+		}
+		for _, b := range p.inherited {
+			*b = true
+		}
+		if err := p.parse(args); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(s.Mounts) > 0 && s.rootGiven {
+		return nil, nil, &Error{Setting: "--root", Err: errors.New("cannot be combined with --mount; mount the directory instead (--mount NAME=local:DIR)")}
+	}
+	return &s, p.fs.Args(), nil
+}
+
+// parser binds one FlagSet to one Settings value.
+type parser struct {
+	cmd string
+	fs  *flag.FlagSet
+	// inherited holds one mark per repeatable flag: set after the file
+	// has been applied, each makes the command line replace the file's
+	// list of that flag.
+	inherited []*bool
+	// failed records the setting whose value the last Set refused, since
+	// the flag package flattens the error.
+	failed *Error
+}
+
+// newParser builds the FlagSet of cmd over s.
+func newParser(cmd string, s *Settings) *parser {
+	p := &parser{cmd: cmd, fs: flag.NewFlagSet(cmd, flag.ContinueOnError)}
+	p.fs.SetOutput(io.Discard)
+	p.fs.Usage = func() {}
+	mark := func() *bool {
+		b := new(bool)
+		p.inherited = append(p.inherited, b)
+		return b
+	}
+	for _, d := range definitions(s, mark) {
+		if d.serveOnly && cmd != "serve" {
+			continue
+		}
+		p.fs.Var(recorder{d.value, "--" + d.name, p}, d.name, d.usage)
+	}
+	return p
+}
+
+// parse parses the command line.
+func (p *parser) parse(args []string) error {
+	p.failed = nil
+	err := p.fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return ErrHelp
+	case p.failed != nil:
+		return p.failed
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return &Error{Setting: "-" + name, Err: fmt.Errorf("unknown flag (see fencefs help %s)", p.cmd)}
+	}
+	return errors.New(strings.Replace(msg, "flag needs an argument: ", "missing value for ", 1))
+}
+
+// recorder forwards to a flag.Value and records which setting refused a
+// value.
+type recorder struct {
+	flag.Value
+	name string
+	p    *parser
+}
+
+func (r recorder) Set(s string) error {
+	err := r.Value.Set(s)
+	if err != nil {
+		setting := r.name
+		var n *namedError
+		if errors.As(err, &n) {
+			setting, err = n.label, n.err
+		}
+		r.p.failed = &Error{Setting: setting, Err: err}
+	}
+	return err
+}
+
+func (r recorder) IsBoolFlag() bool {
+	b, ok := r.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// definition describes one setting: its flag, usage and value.
+type definition struct {
+	name      string
+	arg       string // placeholder shown in the usage; "" for booleans
+	usage     string
+	value     flag.Value
+	serveOnly bool
+}
+
+// definitions lists the settings in the order the usage shows them.
+// mark returns the inherited mark of one repeatable flag.
+func definitions(s *Settings, mark func() *bool) []definition {
+	list := func(p *[]string) flag.Value { return listValue{p, checkPattern, mark()} }
+	return []definition{
+		{name: "config", arg: "FILE", usage: "read settings from a YAML file (keys are flag names with _; flags override it)", value: stringValue{&s.ConfigFile}},
+		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
+		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
+		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from (default: the root)", value: stringValue{&s.Cwd}},
+		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable)", value: list(&s.Allow)},
+		{name: "deny", arg: "PATTERN", usage: "deny paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny)},
+		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only, in addition to the defaults (repeatable)", value: list(&s.Protect)},
+		{name: "no-default-protect", usage: "drop the default protected patterns (.git, .env, *.pem, *.key, secrets*)", value: boolValue{&s.NoDefaultProtect}},
+		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
+		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: all but list_files and grep)", value: toolsValue{&s.Tools}},
+		{name: "require-read", usage: "refuse to change a file that was not read first, or changed since", value: boolValue{&s.RequireRead}},
+		{name: "no-hashes", usage: "leave content hashes out of read, write and edit results", value: boolValue{&s.NoHashes}},
+		{name: "max-read-lines", arg: "N", usage: "default number of lines read_file returns", value: intValue{&s.MaxReadLines, 1}},
+		{name: "max-read-chars", arg: "N", usage: "cap on the characters of one read_file result (0: no cap)", value: intValue{&s.MaxReadChars, 0}},
+		{name: "max-list", arg: "N", usage: "cap on list_directory entries", value: intValue{&s.MaxList, 1}},
+		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches", value: intValue{&s.MaxSearch, 1}},
+		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results", value: intValue{&s.MaxFind, 1}},
+		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error", value: levelValue{&s.LogLevel}},
+		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, serveOnly: true},
+	}
+}
+
+// rootValue is --root; it records that the root was given.
+type rootValue struct {
+	p     *string
+	given *bool
+}
+
+func (v rootValue) String() string {
+	if v.p == nil {
+		return "."
+	}
+	return *v.p
+}
+
+func (v rootValue) Set(s string) error {
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	*v.p, *v.given = s, true
+	return nil
+}
+
+// Usage writes the usage of cmd's flags to w.
+func Usage(cmd string, w io.Writer) {
+	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
+		if d.serveOnly && cmd != "serve" {
+			continue
+		}
+		left := "--" + d.name
+		if d.arg != "" {
+			left += " " + d.arg
+		}
+		fmt.Fprintf(w, "  %-26s %s\n", left, d.usage)
+	}
+}

@@ -1,0 +1,303 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencefs/fencefs/tools"
+)
+
+// settings returns the defaults changed by fn.
+func settings(fn func(s *Settings)) *Settings {
+	s := Defaults()
+	fn(&s)
+	return &s
+}
+
+func TestParse(t *testing.T) {
+	ws := Mount{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "/w"}}
+	ref := Mount{Name: "ref", Spec: MountSpec{Kind: KindLocal, Dir: "/r", ReadOnly: true}}
+	tests := []struct {
+		name string
+		cmd  string
+		args []string
+		want *Settings
+		rest []string
+	}{
+		{"defaults", "serve", nil, settings(func(s *Settings) {}), []string{}},
+		{"root and cwd", "call", []string{"--root", "/srv", "-cwd=sub", "read_file", "{}"},
+			settings(func(s *Settings) { s.Root, s.rootGiven, s.Cwd = "/srv", true, "sub" }), []string{"read_file", "{}"}},
+		{"explicit dot root", "call", []string{"--root", "."},
+			settings(func(s *Settings) { s.rootGiven = true }), []string{}},
+		{"patterns repeat", "tools", []string{"--allow", "src/*", "--allow", "*.md", "--deny", "private", "--protect", "*.lock"},
+			settings(func(s *Settings) {
+				s.Allow, s.Deny, s.Protect = []string{"src/*", "*.md"}, []string{"private"}, []string{"*.lock"}
+			}), []string{}},
+		{"booleans", "serve", []string{"--no-default-protect", "--read-only", "--no-hashes", "--require-read=true"},
+			settings(func(s *Settings) { s.NoDefaultProtect, s.ReadOnly, s.NoHashes, s.RequireRead = true, true, true, true }), []string{}},
+		{"limits", "serve", []string{"--max-read-lines", "10", "--max-read-chars", "0", "--max-list", "5", "--max-search", "6", "--max-find", "7"},
+			settings(func(s *Settings) { s.MaxReadLines, s.MaxList, s.MaxSearch, s.MaxFind = 10, 5, 6, 7 }), []string{}},
+		{"tools", "serve", []string{"--tools", "grep, read_file,,"},
+			settings(func(s *Settings) { s.Tools = []string{"grep", "read_file"} }), []string{}},
+		{"all tools", "serve", []string{"--tools", "all"},
+			settings(func(s *Settings) { s.Tools = tools.AllTools() }), []string{}},
+		{"mounts sorted", "serve", []string{"--mount", "ws=local:/w", "--mount", "ref=local:/r:ro"},
+			settings(func(s *Settings) { s.Mounts = []Mount{ref, ws} }), []string{}},
+		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
+			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, rest, err := Parse(tt.cmd, tt.args)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tt.args, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Parse(%q) =\n%+v, want\n%+v", tt.args, got, tt.want)
+			}
+			if !slices.Equal(rest, tt.rest) {
+				t.Errorf("Parse(%q) rest = %q, want %q", tt.args, rest, tt.rest)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"serve", []string{"--max-list", "0"}, "--max-list: must be > 0, got 0"},
+		{"serve", []string{"--max-read-lines=-3"}, "--max-read-lines: must be > 0, got -3"},
+		{"serve", []string{"--max-read-chars", "-1"}, "--max-read-chars: must be >= 0, got -1"},
+		{"serve", []string{"--max-find", "ten"}, `--max-find: "ten" is not an integer`},
+		{"serve", []string{"--read-only=maybe"}, `--read-only: "maybe" is not a boolean`},
+		{"serve", []string{"--tools", "read_file,rm"}, `--tools: unknown tool "rm"; valid tools are all, read_file,`},
+		{"serve", []string{"--tools", ","}, "--tools: names no tool"},
+		{"serve", []string{"--deny", ""}, `--deny: invalid pattern "": empty pattern`},
+		{"serve", []string{"--allow", "a\x00"}, "--allow: invalid pattern"},
+		{"serve", []string{"--root", ""}, "--root: must not be empty"},
+		{"serve", []string{"--log-level", "loud"}, `--log-level: "loud" is not a log level`},
+		{"serve", []string{"--http", "8080"}, `--http: "8080" is not HOST:PORT`},
+		{"call", []string{"--http", "127.0.0.1:1"}, "--http: unknown flag (see fencefs help call)"},
+		{"serve", []string{"--bogus"}, "--bogus: unknown flag (see fencefs help serve)"},
+		{"serve", []string{"--max-list"}, "missing value for -max-list"},
+		{"serve", []string{"--mount", "ws"}, `--mount: "ws" is not NAME=SPEC`},
+		{"serve", []string{"--mount", "ws=s3://"}, `mount "ws": s3: the bucket name is empty`},
+		{"serve", []string{"--mount", "a/b=local:/x"}, `mount "a/b": the name must be a single path component`},
+		{"serve", []string{"--mount", "..=local:/x"}, `mount "..": the name must be`},
+		{"serve", []string{"--mount", "=local:/x"}, `mount "": the name must be`},
+		{"serve", []string{"--mount", "ws=local:/x", "--mount", "ws=local:/y"}, `mount "ws": given twice`},
+		{"serve", []string{"--root", "/x", "--mount", "ws=local:/x"}, "--root: cannot be combined with --mount"},
+		{"serve", []string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, "--config: open "},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			s, _, err := Parse(tt.cmd, tt.args)
+			if err == nil {
+				t.Fatalf("Parse(%q) = %+v, want an error", tt.args, s)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("Parse(%q) error %q, want it to start with %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		if _, _, err := Parse("serve", []string{arg}); !errors.Is(err, ErrHelp) {
+			t.Errorf("Parse(%s) error %v, want ErrHelp", arg, err)
+		}
+	}
+}
+
+// writeConfig writes a YAML config file and returns its path.
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fencefs.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestParseConfigFile(t *testing.T) {
+	file := writeConfig(t, `
+cwd: sub
+allow: [src/*, docs/*]
+deny: private
+protect:
+  - "*.lock"
+no_default_protect: true
+max_read_lines: 50
+max_read_chars: 4000
+max_list: 10
+max_search: 20
+max_find: 30
+read_only: false
+no_hashes: true
+tools: [read_file, grep]
+require_read: true
+log_level: warn
+http: 127.0.0.1:9000
+mounts:
+  ws: local:/w
+  data: s3://bucket/tenants/t1?region=eu-west-1&ro=1
+`)
+	want := settings(func(s *Settings) {
+		s.ConfigFile = file
+		s.Cwd = "sub"
+		s.Allow, s.Deny, s.Protect = []string{"src/*", "docs/*"}, []string{"private"}, []string{"*.lock"}
+		s.NoDefaultProtect, s.NoHashes, s.RequireRead = true, true, true
+		s.MaxReadLines, s.MaxReadChars, s.MaxList, s.MaxSearch, s.MaxFind = 50, 4000, 10, 20, 30
+		s.Tools = []string{"read_file", "grep"}
+		s.LogLevel = slog.LevelWarn
+		s.HTTP = "127.0.0.1:9000"
+		s.Mounts = []Mount{
+			{Name: "data", Spec: MountSpec{Kind: KindS3, ReadOnly: true, S3: S3Spec{Bucket: "bucket", Prefix: "tenants/t1", Region: "eu-west-1"}}},
+			{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "/w"}},
+		}
+	})
+	got, _, err := Parse("serve", []string{"--config", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got\n%+v\nwant\n%+v", got, want)
+	}
+
+	// Flags override the file; a repeatable flag replaces its whole list.
+	got, rest, err := Parse("call", []string{"--max-list", "99", "--config", file, "--allow", "x", "--mount", "only=local:/o", "--log-level", "error", "file_info"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.MaxList, want.Allow, want.LogLevel, want.HTTP = 99, []string{"x"}, slog.LevelError, ""
+	want.Mounts = []Mount{{Name: "only", Spec: MountSpec{Kind: KindLocal, Dir: "/o"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("with flags: got\n%+v\nwant\n%+v", got, want)
+	}
+	if !reflect.DeepEqual(rest, []string{"file_info"}) {
+		t.Fatalf("rest = %q", rest)
+	}
+}
+
+func TestParseConfigFileErrors(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"max_list: 0\n", ":1: max_list: must be > 0, got 0"},
+		{"\nmax_list: [1]\n", ":2: max_list: expected a single value"},
+		{"bogus: 1\n", ":1: bogus: unknown setting; valid settings: root, mounts, cwd,"},
+		{"max-list: 3\n", ":1: max-list: unknown setting"},
+		{"config: other.yaml\n", ":1: config: unknown setting"},
+		{"mount: ws=local:/x\n", ":1: mount: unknown setting"},
+		{"read_only: yes\n", `:1: read_only: "yes" is not a boolean`},
+		{"tools: [read_file, rm]\n", `:1: tools: unknown tool "rm"`},
+		{"allow:\n  - ok\n  - \"\"\n", `:3: allow: invalid pattern "": empty pattern`},
+		{"allow: {a: b}\n", ":1: allow: expected a string or a list of strings"},
+		{"mounts:\n  ws: s3://\n", `:2: mount "ws": s3: the bucket name is empty`},
+		{"mounts: [a]\n", ":1: mounts: expected a mapping of mount name to spec"},
+		{"mounts:\n  ws: {a: b}\n", ":2: mounts: expected NAME: SPEC"},
+		{"root: /x\nmounts:\n  ws: local:/w\n", "--root: cannot be combined with --mount"},
+		{"cwd: a\ncwd: b\n", ":2: cwd: given twice"},
+		{"- a\n", ":1: expected a mapping of settings"},
+		{"a: [\n", "line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			file := writeConfig(t, tt.text)
+			s, _, err := Parse("serve", []string{"--config", file})
+			if err == nil {
+				t.Fatalf("got %+v, want an error", s)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseConfigFileServeKeysElsewhere(t *testing.T) {
+	// One file configures every command: serve's keys are ignored by the
+	// others instead of refused.
+	file := writeConfig(t, "http: 127.0.0.1:1\nmax_find: 3\n")
+	s, _, err := Parse("call", []string{"--config", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.HTTP != "" || s.MaxFind != 3 {
+		t.Fatalf("got HTTP %q MaxFind %d", s.HTTP, s.MaxFind)
+	}
+}
+
+func TestParseConfigFileEmpty(t *testing.T) {
+	for _, text := range []string{"", "# nothing\n", "~\n", "cwd:\n"} {
+		file := writeConfig(t, text)
+		s, _, err := Parse("serve", []string{"--config", file})
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		want := settings(func(s *Settings) { s.ConfigFile = file })
+		if !reflect.DeepEqual(s, want) {
+			t.Fatalf("%q: got %+v", text, s)
+		}
+	}
+}
+
+func TestToolOptions(t *testing.T) {
+	s := settings(func(s *Settings) {
+		s.Cwd, s.Allow, s.Deny, s.Protect = "c", []string{"a"}, []string{"d"}, []string{"p"}
+		s.NoDefaultProtect, s.ReadOnly, s.NoHashes, s.RequireRead = true, true, true, true
+		s.MaxReadLines, s.MaxReadChars, s.MaxList, s.MaxSearch, s.MaxFind = 1, 2, 3, 4, 5
+		s.Tools = []string{"grep"}
+	})
+	want := tools.Options{Cwd: "c", Allowed: []string{"a"}, Denied: []string{"d"}, Protected: []string{"p"},
+		NoDefaultProtect: true, ReadOnly: true, NoContentHashes: true, RequireRead: true,
+		MaxReadLines: 1, MaxReadChars: 2, MaxListResults: 3, MaxSearchResults: 4, MaxFindResults: 5, Tools: []string{"grep"}}
+	if got := s.ToolOptions(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var serve, call bytes.Buffer
+	Usage("serve", &serve)
+	Usage("call", &call)
+	for _, flag := range []string{"--root DIR", "--mount NAME=SPEC", "--max-list N", "--no-hashes", "--config FILE"} {
+		if !strings.Contains(call.String(), flag) {
+			t.Errorf("call usage lacks %q:\n%s", flag, call.String())
+		}
+	}
+	if !strings.Contains(serve.String(), "--http ADDR") || strings.Contains(call.String(), "--http") {
+		t.Errorf("--http must be listed for serve only:\nserve:\n%s\ncall:\n%s", serve.String(), call.String())
+	}
+}
+
+// FuzzConfigFile checks that no config file makes Parse panic, and that
+// an accepted file yields valid limits.
+func FuzzConfigFile(f *testing.F) {
+	for _, s := range []string{"max_list: 3\n", "mounts:\n  ws: local:/w\n", "allow: [a, b]\ntools: grep\n", "a: &x [1]\nb: *x\n", "- 1\n"} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		file := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := Parse("serve", []string{"--config", file})
+		if err != nil {
+			return
+		}
+		if s.MaxReadLines < 1 || s.MaxList < 1 || s.MaxSearch < 1 || s.MaxFind < 1 || s.MaxReadChars < 0 {
+			t.Fatalf("accepted invalid limits: %+v", s)
+		}
+	})
+}

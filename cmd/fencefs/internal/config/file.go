@@ -1,0 +1,164 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// repeatable lists the settings that take a YAML list.
+var repeatable = []string{"allow", "deny", "protect", "tools"}
+
+// applyFile applies the settings of a YAML document to the FlagSet, as if
+// each had been given as a flag. Errors name the file, the line and the
+// key.
+func (p *parser) applyFile(file string, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return &Error{Where: file, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
+	}
+	if len(doc.Content) == 0 {
+		return nil // an empty file
+	}
+	top := resolve(doc.Content[0])
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return &Error{Where: at(file, top), Err: errors.New("expected a mapping of settings (key: value)")}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := resolve(top.Content[i]), resolve(top.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return &Error{Where: at(file, k), Err: errors.New("a setting's key must be a name")}
+		}
+		if seen[k.Value] {
+			return &Error{Where: at(file, k), Setting: k.Value, Err: errors.New("given twice")}
+		}
+		seen[k.Value] = true
+		if err := p.applyKey(file, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyKey applies one top-level key.
+func (p *parser) applyKey(file string, k, v *yaml.Node) error {
+	key := k.Value
+	if key == "mounts" {
+		return p.applyMounts(file, v)
+	}
+	name := strings.ReplaceAll(key, "_", "-")
+	f := p.fs.Lookup(name)
+	switch {
+	case strings.Contains(key, "-") || key == "config" || key == "mount" || f == nil && !isServeOnly(name):
+		return &Error{Where: at(file, k), Setting: key, Err: fmt.Errorf("unknown setting; valid settings: %s", strings.Join(p.fileKeys(), ", "))}
+	case f == nil:
+		return nil // a serve setting read by another command: the file serves all of them
+	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+		return nil
+	}
+	values, err := scalars(v, slices.Contains(repeatable, name))
+	if err != nil {
+		return &Error{Where: at(file, v), Setting: key, Err: err}
+	}
+	if name == "tools" {
+		values = []string{strings.Join(values, ",")}
+	}
+	for i, val := range values {
+		if err := p.fs.Set(name, val); err != nil {
+			where := v
+			if v.Kind == yaml.SequenceNode {
+				where = resolve(v.Content[i])
+			}
+			return &Error{Where: at(file, where), Setting: key, Err: err}
+		}
+	}
+	return nil
+}
+
+// applyMounts applies the "mounts" map of name to spec.
+func (p *parser) applyMounts(file string, v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return &Error{Where: at(file, v), Setting: "mounts", Err: errors.New("expected a mapping of mount name to spec")}
+	}
+	mounts := p.fs.Lookup("mount").Value.(recorder).Value.(mountsValue)
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		name, spec := resolve(v.Content[i]), resolve(v.Content[i+1])
+		if name.Kind != yaml.ScalarNode || spec.Kind != yaml.ScalarNode {
+			return &Error{Where: at(file, name), Setting: "mounts", Err: errors.New("expected NAME: SPEC")}
+		}
+		if err := mounts.add(name.Value, spec.Value); err != nil {
+			var n *namedError
+			if errors.As(err, &n) {
+				return &Error{Where: at(file, spec), Setting: n.label, Err: n.err}
+			}
+			return &Error{Where: at(file, spec), Setting: "mounts", Err: err}
+		}
+	}
+	return nil
+}
+
+// scalars returns the values of a scalar node, or of a sequence of
+// scalars when list is set.
+func scalars(v *yaml.Node, list bool) ([]string, error) {
+	switch {
+	case v.Kind == yaml.ScalarNode:
+		return []string{v.Value}, nil
+	case v.Kind == yaml.SequenceNode && list:
+		out := make([]string, 0, len(v.Content))
+		for _, item := range v.Content {
+			item = resolve(item)
+			if item.Kind != yaml.ScalarNode {
+				return nil, errors.New("expected a list of strings")
+			}
+			out = append(out, item.Value)
+		}
+		return out, nil
+	case list:
+		return nil, errors.New("expected a string or a list of strings")
+	}
+	return nil, errors.New("expected a single value")
+}
+
+// resolve follows an alias to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func at(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d", file, n.Line) }
+
+func isServeOnly(name string) bool {
+	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
+		if d.name == name {
+			return d.serveOnly
+		}
+	}
+	return false
+}
+
+// fileKeys lists the keys a config file may hold.
+func (p *parser) fileKeys() []string {
+	var keys []string
+	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
+		switch d.name {
+		case "config":
+		case "mount":
+			keys = append(keys, "mounts")
+		default:
+			keys = append(keys, strings.ReplaceAll(d.name, "-", "_"))
+		}
+	}
+	return keys
+}

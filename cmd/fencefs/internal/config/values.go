@@ -1,0 +1,241 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/policy"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// The flag.Value types of the settings. Each Set validates its value, so
+// that a bad value is refused where it is given, with the setting's name.
+
+type stringValue struct{ p *string }
+
+func (v stringValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v stringValue) Set(s string) error {
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	*v.p = s
+	return nil
+}
+
+// intValue is a limit that must be at least min.
+type intValue struct {
+	p   *int
+	min int
+}
+
+func (v intValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intValue) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("%q is not an integer", s)
+	}
+	if n < v.min {
+		if v.min == 1 {
+			return fmt.Errorf("must be > 0, got %d", n)
+		}
+		return fmt.Errorf("must be >= %d, got %d", v.min, n)
+	}
+	*v.p = n
+	return nil
+}
+
+type boolValue struct{ p *bool }
+
+func (v boolValue) String() string   { return strconv.FormatBool(v.p != nil && *v.p) }
+func (v boolValue) IsBoolFlag() bool { return true }
+
+func (v boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a boolean (true or false)", s)
+	}
+	*v.p = b
+	return nil
+}
+
+// listValue is a repeatable flag. Values inherited from the config file
+// are replaced, not extended, by the first value given on the command
+// line.
+type listValue struct {
+	p         *[]string
+	check     func(string) error
+	inherited *bool
+}
+
+func (v listValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ",")
+}
+
+func (v listValue) Set(s string) error {
+	if err := v.check(s); err != nil {
+		return err
+	}
+	if *v.inherited {
+		*v.p, *v.inherited = nil, false
+	}
+	*v.p = append(*v.p, s)
+	return nil
+}
+
+func checkPattern(p string) error {
+	if err := policy.ValidatePattern(p); err != nil {
+		var pe *policy.PatternError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("invalid pattern %q: %s", p, pe.Reason)
+		}
+		return err
+	}
+	return nil
+}
+
+// toolsValue is a comma-separated list of tool names, or "all".
+type toolsValue struct{ p *[]string }
+
+func (v toolsValue) String() string {
+	if v.p == nil || *v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ",")
+}
+
+func (v toolsValue) Set(s string) error {
+	var names []string
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+		case n == "all":
+			names = append(names, tools.AllTools()...)
+		case !slices.Contains(tools.AllTools(), n):
+			return fmt.Errorf("unknown tool %q; valid tools are all, %s", n, strings.Join(tools.AllTools(), ", "))
+		default:
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return errors.New("names no tool")
+	}
+	*v.p = names
+	return nil
+}
+
+// mountsValue is the repeatable --mount NAME=SPEC.
+type mountsValue struct {
+	p         *[]Mount
+	inherited *bool
+}
+
+func (v mountsValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	var parts []string
+	for _, m := range *v.p {
+		parts = append(parts, m.Name+"="+m.Spec.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func (v mountsValue) Set(s string) error {
+	name, spec, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("%q is not NAME=SPEC", s)
+	}
+	return v.add(name, spec)
+}
+
+// add parses and adds one mount; errors name the mount.
+func (v mountsValue) add(name, spec string) error {
+	if *v.inherited {
+		*v.p, *v.inherited = nil, false
+	}
+	if name == "" || strings.Contains(name, "/") || !backend.ValidPath(name) {
+		return &namedError{fmt.Sprintf("mount %q", name), errors.New("the name must be a single path component (letters, digits, '-', '_', '.')")}
+	}
+	for _, m := range *v.p {
+		if m.Name == name {
+			return &namedError{fmt.Sprintf("mount %q", name), errors.New("given twice")}
+		}
+	}
+	ms, err := ParseMountSpec(spec)
+	if err != nil {
+		return &namedError{fmt.Sprintf("mount %q", name), err}
+	}
+	*v.p = append(*v.p, Mount{Name: name, Spec: ms})
+	slices.SortFunc(*v.p, func(a, b Mount) int { return strings.Compare(a.Name, b.Name) })
+	return nil
+}
+
+// levelValue is a log level: debug, info, warn or error.
+type levelValue struct{ p *slog.Level }
+
+func (v levelValue) String() string {
+	if v.p == nil {
+		return "info"
+	}
+	return strings.ToLower(v.p.String())
+}
+
+func (v levelValue) Set(s string) error {
+	levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+	l, ok := levels[strings.ToLower(s)]
+	if !ok {
+		return fmt.Errorf("%q is not a log level; use debug, info, warn or error", s)
+	}
+	*v.p = l
+	return nil
+}
+
+// addrValue is a TCP listen address ("127.0.0.1:8080", ":0").
+type addrValue struct{ p *string }
+
+func (v addrValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v addrValue) Set(s string) error {
+	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
+		return fmt.Errorf("%q is not HOST:PORT (such as 127.0.0.1:8080)", s)
+	}
+	*v.p = s
+	return nil
+}
+
+// namedError is an error that names its own setting (a mount) instead of
+// the flag it came from.
+type namedError struct {
+	label string
+	err   error
+}
+
+func (e *namedError) Error() string { return e.label + ": " + e.err.Error() }
+func (e *namedError) Unwrap() error { return e.err }
