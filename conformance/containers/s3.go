@@ -133,9 +133,10 @@ func StartS3With(ctx context.Context, t testing.TB, cfg S3Config) *S3Server {
 	return s
 }
 
-// Terminate stops and removes the container.
+// Terminate stops and removes the container. The server keeps nothing
+// worth a graceful stop, so it is killed at once.
 func (s *S3Server) Terminate(ctx context.Context) error {
-	return s.Container.Terminate(ctx)
+	return s.Container.Terminate(ctx, testcontainers.StopTimeout(0))
 }
 
 // Config returns the s3adapter configuration of bucket and prefix on
@@ -205,11 +206,14 @@ func (s *S3Server) Open(t testing.TB, cfg s3adapter.Config) *s3adapter.FS {
 // S3Harness is a conformance.Harness over one bucket of an S3Server:
 // each backend gets a fresh key prefix, which also exercises tenant
 // isolation. It implements conformance.RawLister, reporting unfinished
-// multipart uploads as "<path>#upload".
+// multipart uploads as "<path>#upload", and conformance.Seeder, writing
+// through a writable backend over the same prefix, so that read-only
+// backends can be tested too.
 type S3Harness struct {
 	server *S3Server
 	bucket string
-	// Configure, when set, adjusts each backend's configuration.
+	// Configure, when set, adjusts each backend's configuration (set
+	// Options.ReadOnly to test read-only backends).
 	Configure func(*s3adapter.Config)
 	n         atomic.Int64
 }
@@ -228,6 +232,32 @@ func (h *S3Harness) MakeBackend(ctx context.Context, t *testing.T) backend.Backe
 		h.Configure(&cfg)
 	}
 	return h.server.Open(t, cfg)
+}
+
+// Seed stores data as name in b's storage, behind b's back.
+func (h *S3Harness) Seed(ctx context.Context, t *testing.T, b backend.Backend, name string, data []byte) {
+	t.Helper()
+	if err := backend.WriteFile(ctx, h.writable(t, b), name, data, backend.WriteOptions{}); err != nil {
+		t.Fatalf("Seed(%q): %v", name, err)
+	}
+}
+
+// SeedDir creates the directory dir in b's storage, behind b's back.
+func (h *S3Harness) SeedDir(ctx context.Context, t *testing.T, b backend.Backend, dir string) {
+	t.Helper()
+	if err := h.writable(t, b).MkdirAll(ctx, dir); err != nil {
+		t.Fatalf("SeedDir(%q): %v", dir, err)
+	}
+}
+
+// writable returns a writable backend over b's bucket and prefix.
+func (h *S3Harness) writable(t *testing.T, b backend.Backend) *s3adapter.FS {
+	t.Helper()
+	prefix, err := b.(*s3adapter.FS).Key(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.server.Open(t, h.server.Config(h.bucket, prefix))
 }
 
 // ListRaw returns every object below b's prefix (markers excepted) and
