@@ -1,0 +1,190 @@
+// Package mounted combines named backends into one rooted namespace:
+// "/workspace/src/main.go" is "src/main.go" on the backend mounted as
+// "workspace".
+//
+// The namespace root "/" (storage path ".") is virtual: it lists the mount
+// names as directories and holds nothing else, so files cannot be written
+// there and mounts cannot be created by writing. Each child enforces its
+// own access rules (symlink containment, read-only storage); mounted only
+// routes paths and rewrites the paths in the children's errors.
+package mounted
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// FS is a rooted namespace of named mounts. It implements backend.Backend
+// and Stater, Writer, DirMaker, SymlinkResolver, Walker, PathResolver,
+// LocalPather and CapabilityReporter; what each child lacks is filled in
+// with the fallbacks of package backend or refused, per mount.
+//
+// Its methods take storage paths like every backend: "." is the root and
+// "ws/a/b" is "a/b" on the mount "ws". Tools see the rooted form
+// ("/ws/a/b") because FS is a PathResolver. An FS is immutable and safe
+// for concurrent use when its children are.
+type FS struct {
+	names  []string // sorted
+	mounts map[string]backend.Backend
+}
+
+// New returns the namespace of mounts. The map is copied, so later changes
+// to it have no effect. Every name must be a single canonical path
+// component (see backend.ValidPath; no "/", not ".") and every backend
+// non-nil.
+func New(mounts map[string]backend.Backend) (*FS, error) {
+	m := &FS{mounts: make(map[string]backend.Backend, len(mounts))}
+	for name := range mounts {
+		m.names = append(m.names, name)
+	}
+	slices.Sort(m.names)
+	for _, name := range m.names {
+		if !validName(name) {
+			return nil, fmt.Errorf("mounted: invalid mount name %q: not a single canonical path component", name)
+		}
+		if mounts[name] == nil {
+			return nil, fmt.Errorf("mounted: mount %q has a nil backend", name)
+		}
+		m.mounts[name] = mounts[name]
+	}
+	return m, nil
+}
+
+// validName reports whether name can name a mount.
+func validName(name string) bool {
+	return name != "." && !strings.Contains(name, "/") && backend.ValidPath(name)
+}
+
+// Mounts returns the mount names, sorted.
+func (m *FS) Mounts() []string { return slices.Clone(m.names) }
+
+// MountCapabilities returns the capabilities of the backend mounted as
+// name (as backend.CapabilitiesOf reports them), and whether it exists.
+func (m *FS) MountCapabilities(name string) (backend.Capabilities, bool) {
+	b, ok := m.mounts[name]
+	if !ok {
+		return backend.Capabilities{}, false
+	}
+	return backend.CapabilitiesOf(b), true
+}
+
+// Capabilities returns what every mount can do: a boolean holds when it
+// holds for all children and MaxNameBytes is the smallest known limit.
+// ReadOnly is the exception: it is true only when every mount is
+// read-only, because a namespace with one writable mount still accepts
+// writes there (see MountCapabilities for each mount).
+func (m *FS) Capabilities() backend.Capabilities {
+	c := backend.Capabilities{Name: "mounted", ReadOnly: true}
+	for i, name := range m.names {
+		cc := backend.CapabilitiesOf(m.mounts[name])
+		c.ReadOnly = c.ReadOnly && cc.ReadOnly
+		if i == 0 {
+			c.Symlinks, c.ModeBits, c.ModTimes, c.EmptyDirs = cc.Symlinks, cc.ModeBits, cc.ModTimes, cc.EmptyDirs
+			c.SpecialFiles, c.AtomicPreconditions, c.Versions = cc.SpecialFiles, cc.AtomicPreconditions, cc.Versions
+		} else {
+			c.Symlinks = c.Symlinks && cc.Symlinks
+			c.ModeBits = c.ModeBits && cc.ModeBits
+			c.ModTimes = c.ModTimes && cc.ModTimes
+			c.EmptyDirs = c.EmptyDirs && cc.EmptyDirs
+			c.SpecialFiles = c.SpecialFiles && cc.SpecialFiles
+			c.AtomicPreconditions = c.AtomicPreconditions && cc.AtomicPreconditions
+			c.Versions = c.Versions && cc.Versions
+		}
+		if cc.MaxNameBytes > 0 && (c.MaxNameBytes == 0 || cc.MaxNameBytes < c.MaxNameBytes) {
+			c.MaxNameBytes = cc.MaxNameBytes
+		}
+	}
+	return c
+}
+
+// ResolvePath turns a tool path into a canonical rooted path, lexically
+// (backend.CleanVirtual). Normalization may cross mounts:
+// "/workspace/../tenant/f" is "/tenant/f".
+func (m *FS) ResolvePath(path, cwd string) (string, error) {
+	return backend.CleanVirtual(path, cwd)
+}
+
+// target is where a storage path leads: the root, a mount's root, or a
+// path on a mount.
+type target struct {
+	mount string          // "" for the namespace root
+	child backend.Backend // nil for the namespace root
+	rest  string          // the child's storage path; "." at a mount root
+}
+
+func (t target) isRoot() bool      { return t.child == nil }
+func (t target) isMountRoot() bool { return t.child != nil && t.rest == "." }
+
+// route validates name and finds its mount. An unknown mount is
+// fs.ErrNotExist, for every operation.
+func (m *FS) route(op, name string) (target, error) {
+	if err := backend.CheckPath(op, name); err != nil {
+		return target{}, err
+	}
+	if name == "." {
+		return target{rest: "."}, nil
+	}
+	mount, rest, _ := strings.Cut(name, "/")
+	if rest == "" {
+		rest = "."
+	}
+	child, ok := m.mounts[mount]
+	if !ok {
+		return target{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	}
+	return target{mount: mount, child: child, rest: rest}, nil
+}
+
+// join turns a child's storage path into the namespace's.
+func join(mount, name string) string {
+	if name == "." || name == "" {
+		return mount
+	}
+	return mount + "/" + name
+}
+
+// rewrite puts the mount in front of the path of a child's
+// *fs.PathError; anything else is returned unchanged.
+func rewrite(mount string, err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: pe.Op, Path: join(mount, pe.Path), Err: pe.Err}
+	}
+	return err
+}
+
+// rootInfo describes the namespace root, which cannot be written.
+func rootInfo() backend.FileInfo {
+	return backend.FileInfo{Name: ".", Mode: fs.ModeDir | 0o555}
+}
+
+// mountInfo describes the root of the mount name. Listing "." and Stat
+// of the mount both use it, so they always agree.
+func (m *FS) mountInfo(name string) backend.FileInfo {
+	mode := fs.ModeDir | 0o755
+	if backend.CapabilitiesOf(m.mounts[name]).ReadOnly {
+		mode = fs.ModeDir | 0o555
+	}
+	return backend.FileInfo{Name: name, Mode: mode}
+}
+
+// mountEntry is the listing entry of the mount name.
+func mountEntry(name string) backend.DirEntry {
+	return backend.DirEntry{Name: name, Type: fs.ModeDir}
+}
+
+// Interface checks.
+var (
+	_ backend.Backend            = (*FS)(nil)
+	_ backend.Stater             = (*FS)(nil)
+	_ backend.Writer             = (*FS)(nil)
+	_ backend.DirMaker           = (*FS)(nil)
+	_ backend.SymlinkResolver    = (*FS)(nil)
+	_ backend.Walker             = (*FS)(nil)
+	_ backend.PathResolver       = (*FS)(nil)
+	_ backend.LocalPather        = (*FS)(nil)
+	_ backend.CapabilityReporter = (*FS)(nil)
+)
