@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -423,8 +424,7 @@ type dirHandle struct {
 
 func (d *dirHandle) Stat() (os.FileInfo, error) { return d.info, d.check("stat") }
 
-// list fetches the listing once, sorted. Entries carry the permission
-// bits of a Stat when the backend stores them, as os does.
+// list fetches the listing once, sorted.
 func (d *dirHandle) list() error {
 	if d.listed {
 		return nil
@@ -434,23 +434,44 @@ func (d *dirHandle) list() error {
 		return backend.PathError("readdir", d.name, err)
 	}
 	backend.SortEntries(entries)
-	modeBits := backend.CapabilitiesOf(d.v.b).ModeBits
-	d.entries = make([]os.FileInfo, 0, len(entries))
-	for _, e := range entries {
-		fi := e.Info()
-		if modeBits {
-			if fi, err = backend.Stat(d.v.ctx, d.v.b, backend.Join(d.p, e.Name)); err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					continue // removed since the listing
-				}
-				return backend.PathError("readdir", d.name, err)
-			}
-		}
-		d.entries = append(d.entries, fileInfo{fi: fi, name: e.Name})
+	d.entries = make([]os.FileInfo, len(entries))
+	for i, e := range entries {
+		d.entries[i] = &entryInfo{v: d.v, p: backend.Join(d.p, e.Name), e: e}
 	}
 	d.listed = true
 	return nil
 }
+
+// entryInfo describes a listed entry. Its name and type come from the
+// listing; the rest comes from a Stat on first use, as os does, since
+// listings carry no permission bits. Callers that only walk names pay no
+// extra request per entry.
+type entryInfo struct {
+	v    *view
+	p    string
+	e    backend.DirEntry
+	once sync.Once
+	fi   backend.FileInfo
+}
+
+func (i *entryInfo) stat() backend.FileInfo {
+	i.once.Do(func() {
+		fi, err := backend.Stat(i.v.ctx, i.v.b, i.p)
+		if err != nil || fi.Mode.Type() != i.e.Type.Type() {
+			// Gone or replaced since the listing: keep what was listed.
+			fi = i.e.Info()
+		}
+		i.fi = fi
+	})
+	return i.fi
+}
+
+func (i *entryInfo) Name() string       { return i.e.Name }
+func (i *entryInfo) IsDir() bool        { return i.e.IsDir() }
+func (i *entryInfo) Size() int64        { return i.stat().Size }
+func (i *entryInfo) Mode() fs.FileMode  { return i.stat().Mode }
+func (i *entryInfo) ModTime() time.Time { return i.stat().ModTime }
+func (i *entryInfo) Sys() any           { return nil }
 
 // Readdir follows os.File.Readdir: count <= 0 returns all that is left,
 // count > 0 at most count entries and io.EOF once none are left.
