@@ -26,7 +26,7 @@ var sampleFiles = map[string]string{
 
 // memFS returns a MemMapFs holding files (see sampleFiles) and the
 // backend over it.
-func memFS(t *testing.T, files map[string]string) (afero.Fs, *aferoadapter.FS) {
+func memFS(t testing.TB, files map[string]string) (afero.Fs, *aferoadapter.FS) {
 	t.Helper()
 	mem := afero.NewMemMapFs()
 	for name, content := range files {

@@ -333,3 +333,19 @@ func FuzzCleanVirtual(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkCleanRelative(b *testing.B) {
+	for b.Loop() {
+		if _, err := backend.CleanRelative("./src/pkg//module/../internal/file.go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCleanVirtual(b *testing.B) {
+	for b.Loop() {
+		if _, err := backend.CleanVirtual("../notes/./today.md", "/tenant/sessions/current"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

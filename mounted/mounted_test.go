@@ -20,7 +20,7 @@ import (
 
 // memBackend returns a backend over a MemMapFs holding files; a name
 // ending in "/" is an empty directory.
-func memBackend(t *testing.T, files map[string]string) *aferoadapter.FS {
+func memBackend(t testing.TB, files map[string]string) *aferoadapter.FS {
 	t.Helper()
 	mem := afero.NewMemMapFs()
 	for name, content := range files {
