@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // SFTP version 3 packet types and attribute flags the filter needs
@@ -63,7 +64,8 @@ type requestWatcher struct {
 	ids  *idSet
 	hdr  [9]byte // length, type, id of the packet being written
 	nhdr int
-	skip uint32 // bytes of the current packet still to pass
+	skip uint32       // bytes of the current packet still to pass
+	sent atomic.Int64 // requests sent, for benchmarks
 }
 
 // Write parses packet headers out of p and forwards p.
@@ -82,6 +84,7 @@ func (rw *requestWatcher) Write(p []byte) (int, error) {
 			break
 		}
 		rw.nhdr = 0
+		rw.sent.Add(1)
 		length := binary.BigEndian.Uint32(rw.hdr[:4])
 		if rw.hdr[4] == fxpReaddir {
 			rw.ids.add(binary.BigEndian.Uint32(rw.hdr[5:9]))

@@ -24,7 +24,7 @@ import (
 
 // pipeFS returns an FS rooted at "/" of a server with handlers h. dials
 // counts the connections made.
-func pipeFS(t *testing.T, h sftp.Handlers) (f *FS, dials *atomic.Int32) {
+func pipeFS(t testing.TB, h sftp.Handlers) (f *FS, dials *atomic.Int32) {
 	t.Helper()
 	dials = new(atomic.Int32)
 	f = &FS{dialTO: time.Second, dialing: make(chan struct{}, 1), orphans: map[string]struct{}{}}

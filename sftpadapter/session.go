@@ -19,6 +19,7 @@ import (
 // session is one connection to the server with its SFTP client.
 type session struct {
 	client *sftp.Client
+	reqs   *requestWatcher
 	// abort tears the transport down at once, failing every request in
 	// flight; it must not wait for the server.
 	abort func()
@@ -30,16 +31,13 @@ type session struct {
 // directory-name filter between them, and watches it for shutdown.
 func newSession(r io.Reader, w io.WriteCloser, abort func()) (*session, error) {
 	ids := newIDSet()
-	client, err := sftp.NewClientPipe(
-		&nameFilter{r: r, ids: ids},
-		&requestWatcher{w: w, ids: ids},
-		sftp.UseConcurrentWrites(true),
-	)
+	reqs := &requestWatcher{w: w, ids: ids}
+	client, err := sftp.NewClientPipe(&nameFilter{r: r, ids: ids}, reqs, sftp.UseConcurrentWrites(true))
 	if err != nil {
 		abort()
 		return nil, err
 	}
-	s := &session{client: client, abort: abort, dead: make(chan struct{})}
+	s := &session{client: client, reqs: reqs, abort: abort, dead: make(chan struct{})}
 	go func() {
 		_ = client.Wait()
 		close(s.dead)
