@@ -13,60 +13,117 @@ import (
 // (which matches fs.ErrPermission), and Capabilities reports ReadOnly.
 // It works on any backend, not only mounts.
 //
-// Reads pass through. The wrapper is a Stater, Walker and LocalPather
-// whatever b is, using b's method when it has one and otherwise the
-// fallback of package backend (Stat and Walk through listings, no local
-// path), which is what a caller would get from b itself. It is a
-// SymlinkResolver, PathResolver or HostPathMapper only when b is, since
-// those change what paths mean.
+// Reads pass through. The wrapper is a Walker, SymlinkResolver,
+// PathResolver or HostPathMapper only when b is, since callers choose
+// their strategy or the meaning of paths by those. It is always a Stater
+// and LocalPather, answering as the helpers of package backend would for
+// b (Stat through listings, no local path) when b is not.
 func ReadOnly(b backend.Backend) backend.Backend {
 	r := &readOnly{b: b}
-	l, links := b.(backend.SymlinkResolver)
-	p, rooted := b.(backend.PathResolver)
-	h, host := b.(backend.HostPathMapper)
-	switch {
-	case links && rooted && host:
-		return roLPH{r, l, p, h}
-	case links && rooted:
-		return roLP{r, l, p}
-	case links && host:
-		return roLH{r, l, h}
-	case rooted && host:
-		return roPH{r, p, h}
-	case links:
+	w, hasW := b.(backend.Walker)
+	l, hasL := b.(backend.SymlinkResolver)
+	p, hasP := b.(backend.PathResolver)
+	h, hasH := b.(backend.HostPathMapper)
+	switch bit(hasW) | bit(hasL)<<1 | bit(hasP)<<2 | bit(hasH)<<3 {
+	case 1:
+		return roW{r, w}
+	case 2:
 		return roL{r, l}
-	case rooted:
+	case 3:
+		return roWL{r, w, l}
+	case 4:
 		return roP{r, p}
-	case host:
+	case 5:
+		return roWP{r, w, p}
+	case 6:
+		return roLP{r, l, p}
+	case 7:
+		return roWLP{r, w, l, p}
+	case 8:
 		return roH{r, h}
+	case 9:
+		return roWH{r, w, h}
+	case 10:
+		return roLH{r, l, h}
+	case 11:
+		return roWLH{r, w, l, h}
+	case 12:
+		return roPH{r, p, h}
+	case 13:
+		return roWPH{r, w, p, h}
+	case 14:
+		return roLPH{r, l, p, h}
+	case 15:
+		return roWLPH{r, w, l, p, h}
 	}
 	return r
 }
 
+// bit is 1 for true, to index the combinations of interfaces.
+func bit(ok bool) int {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
 // readOnly holds the methods every wrapper has. The variants below add
-// the optional interfaces of the wrapped backend by embedding them.
+// the optional interfaces of the wrapped backend by embedding them; their
+// names list them: W Walker, L SymlinkResolver, P PathResolver, H
+// HostPathMapper.
 type readOnly struct{ b backend.Backend }
 
 type (
+	roW struct {
+		*readOnly
+		backend.Walker
+	}
 	roL struct {
 		*readOnly
+		backend.SymlinkResolver
+	}
+	roWL struct {
+		*readOnly
+		backend.Walker
 		backend.SymlinkResolver
 	}
 	roP struct {
 		*readOnly
 		backend.PathResolver
 	}
-	roH struct {
+	roWP struct {
 		*readOnly
-		backend.HostPathMapper
+		backend.Walker
+		backend.PathResolver
 	}
 	roLP struct {
 		*readOnly
 		backend.SymlinkResolver
 		backend.PathResolver
 	}
+	roWLP struct {
+		*readOnly
+		backend.Walker
+		backend.SymlinkResolver
+		backend.PathResolver
+	}
+	roH struct {
+		*readOnly
+		backend.HostPathMapper
+	}
+	roWH struct {
+		*readOnly
+		backend.Walker
+		backend.HostPathMapper
+	}
 	roLH struct {
 		*readOnly
+		backend.SymlinkResolver
+		backend.HostPathMapper
+	}
+	roWLH struct {
+		*readOnly
+		backend.Walker
 		backend.SymlinkResolver
 		backend.HostPathMapper
 	}
@@ -75,8 +132,21 @@ type (
 		backend.PathResolver
 		backend.HostPathMapper
 	}
+	roWPH struct {
+		*readOnly
+		backend.Walker
+		backend.PathResolver
+		backend.HostPathMapper
+	}
 	roLPH struct {
 		*readOnly
+		backend.SymlinkResolver
+		backend.PathResolver
+		backend.HostPathMapper
+	}
+	roWLPH struct {
+		*readOnly
+		backend.Walker
 		backend.SymlinkResolver
 		backend.PathResolver
 		backend.HostPathMapper
@@ -96,11 +166,6 @@ func (r *readOnly) List(ctx context.Context, dir string) ([]backend.DirEntry, er
 // Stat uses the wrapped backend's Stater or the listing fallback.
 func (r *readOnly) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	return backend.Stat(ctx, r.b, name)
-}
-
-// Walk uses the wrapped backend's Walker or the listing fallback.
-func (r *readOnly) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
-	return backend.Walk(ctx, r.b, dir, fn)
 }
 
 // LocalPath passes through when the wrapped backend is on local disk.
@@ -137,12 +202,12 @@ func (r *readOnly) Capabilities() backend.Capabilities {
 // Interface checks.
 var (
 	_ backend.Stater             = (*readOnly)(nil)
-	_ backend.Walker             = (*readOnly)(nil)
 	_ backend.LocalPather        = (*readOnly)(nil)
 	_ backend.Writer             = (*readOnly)(nil)
 	_ backend.DirMaker           = (*readOnly)(nil)
 	_ backend.CapabilityReporter = (*readOnly)(nil)
-	_ backend.SymlinkResolver    = roLPH{}
-	_ backend.PathResolver       = roLPH{}
-	_ backend.HostPathMapper     = roLPH{}
+	_ backend.Walker             = roWLPH{}
+	_ backend.SymlinkResolver    = roWLPH{}
+	_ backend.PathResolver       = roWLPH{}
+	_ backend.HostPathMapper     = roWLPH{}
 )

@@ -15,12 +15,16 @@ import (
 // Fakes with the path-changing optional interfaces, to check which ones
 // the read-only wrapper claims.
 type (
+	withWalk  struct{ listOnly }
 	withLinks struct{ listOnly }
 	withRoot  struct{ listOnly }
 	withHost  struct{ listOnly }
 	withAll   struct{ listOnly }
 )
 
+func (w withWalk) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
+	return fn("walked", backend.DirEntry{Name: "walked"})
+}
 func (withLinks) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 	return "resolved/" + name, nil
 }
@@ -64,7 +68,7 @@ func claims(b backend.Backend) []string {
 }
 
 func TestReadOnlyClaims(t *testing.T) {
-	base := []string{"Stater", "Writer", "DirMaker", "Walker", "LocalPather", "CapabilityReporter"}
+	base := []string{"Stater", "Writer", "DirMaker", "LocalPather", "CapabilityReporter"}
 	order := []string{"Stater", "Writer", "DirMaker", "SymlinkResolver", "Walker", "PathResolver", "LocalPather", "HostPathMapper", "CapabilityReporter"}
 	with := func(extra ...string) []string {
 		want := map[string]bool{}
@@ -80,17 +84,20 @@ func TestReadOnlyClaims(t *testing.T) {
 		return out
 	}
 	plain := listOnly{memBackend(t, map[string]string{"f": "x"})}
+	namespace, _ := newNamespace(t)
 	tests := []struct {
 		name  string
 		inner backend.Backend
 		want  []string
 	}{
 		{"plain", plain, base},
+		{"walker", withWalk{plain}, with("Walker")},
 		{"links", withLinks{plain}, with("SymlinkResolver")},
 		{"rooted", withRoot{plain}, with("PathResolver")},
 		{"host", withHost{plain}, with("HostPathMapper")},
 		{"all", withAll{plain}, with("SymlinkResolver", "PathResolver", "HostPathMapper")},
 		{"afero", memBackend(t, nil), with("SymlinkResolver")},
+		{"mounted", namespace, with("Walker", "SymlinkResolver", "PathResolver")},
 	}
 	for _, tt := range tests {
 		if got := claims(mounted.ReadOnly(tt.inner)); !reflect.DeepEqual(got, tt.want) {
@@ -107,6 +114,14 @@ func TestReadOnlyClaims(t *testing.T) {
 	}
 	if got, _ := all.(backend.HostPathMapper).MapHostPath("/h"); got != "mapped" {
 		t.Errorf("MapHostPath did not pass through: %q", got)
+	}
+	var walked []string
+	err := backend.Walk(ctx, mounted.ReadOnly(withWalk{plain}), ".", func(name string, _ backend.DirEntry) error {
+		walked = append(walked, name)
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(walked, []string{"walked"}) {
+		t.Errorf("Walk did not pass through: %q, %v", walked, err)
 	}
 }
 
@@ -160,7 +175,7 @@ func TestReadOnlyReads(t *testing.T) {
 			t.Errorf("Stat(missing) = %v", err)
 		}
 		var walked []string
-		err = ro.(backend.Walker).Walk(ctx, ".", func(name string, _ backend.DirEntry) error {
+		err = backend.Walk(ctx, ro, ".", func(name string, _ backend.DirEntry) error {
 			walked = append(walked, name)
 			return nil
 		})
