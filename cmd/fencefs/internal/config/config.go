@@ -65,7 +65,8 @@ type Mount struct {
 	Spec MountSpec
 }
 
-// Defaults returns the settings of a command given no flags.
+// Defaults returns the settings of serve given no flags; the other
+// commands log from slog.LevelWarn.
 func Defaults() Settings {
 	return Settings{
 		Root:         ".",
@@ -75,6 +76,16 @@ func Defaults() Settings {
 		MaxFind:      tools.DefaultMaxResults,
 		LogLevel:     slog.LevelInfo,
 	}
+}
+
+// defaultsFor returns the defaults of cmd: the one-shot commands log
+// only warnings unless asked, so that their stderr stays quiet.
+func defaultsFor(cmd string) Settings {
+	s := Defaults()
+	if cmd != "serve" {
+		s.LogLevel = slog.LevelWarn
+	}
+	return s
 }
 
 // ToolOptions returns the tools.Options the settings describe.
@@ -129,7 +140,7 @@ var ErrHelp = flag.ErrHelp
 // when there is one. It returns the settings and the positional
 // arguments. Flags come before positional arguments.
 func Parse(cmd string, args []string) (*Settings, []string, error) {
-	s := Defaults()
+	s := defaultsFor(cmd)
 	p := newParser(cmd, &s)
 	if err := p.parse(args); err != nil {
 		return nil, nil, err
@@ -138,7 +149,7 @@ func Parse(cmd string, args []string) (*Settings, []string, error) {
 		// Start again from the defaults (the flag values point into s),
 		// apply the file, then the command line over it.
 		file := s.ConfigFile
-		s = Defaults()
+		s = defaultsFor(cmd)
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, nil, &Error{Setting: "--config", Err: err}
@@ -267,7 +278,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "max-list", arg: "N", usage: "cap on list_directory entries", value: intValue{&s.MaxList, 1}},
 		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches", value: intValue{&s.MaxSearch, 1}},
 		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results", value: intValue{&s.MaxFind, 1}},
-		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error", value: levelValue{&s.LogLevel}},
+		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, serveOnly: true},
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/fencefs/fencefs/tools"
 )
 
-// settings returns the defaults changed by fn.
+// settings returns serve's defaults changed by fn.
 func settings(fn func(s *Settings)) *Settings {
 	s := Defaults()
 	fn(&s)
@@ -59,6 +59,9 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(%q): %v", tt.args, err)
 			}
+			if tt.cmd != "serve" {
+				tt.want.LogLevel = slog.LevelWarn
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Parse(%q) =\n%+v, want\n%+v", tt.args, got, tt.want)
 			}
@@ -95,6 +98,7 @@ func TestParseErrors(t *testing.T) {
 		{"serve", []string{"--mount", "a/b=local:/x"}, `mount "a/b": the name must be a single path component`},
 		{"serve", []string{"--mount", "..=local:/x"}, `mount "..": the name must be`},
 		{"serve", []string{"--mount", "=local:/x"}, `mount "": the name must be`},
+		{"serve", []string{"--mount", ".=local:/x"}, `mount ".": the name must be`},
 		{"serve", []string{"--mount", "ws=local:/x", "--mount", "ws=local:/y"}, `mount "ws": given twice`},
 		{"serve", []string{"--root", "/x", "--mount", "ws=local:/x"}, "--root: cannot be combined with --mount"},
 		{"serve", []string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, "--config: open "},

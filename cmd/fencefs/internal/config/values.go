@@ -175,7 +175,7 @@ func (v mountsValue) add(name, spec string) error {
 	if *v.inherited {
 		*v.p, *v.inherited = nil, false
 	}
-	if name == "" || strings.Contains(name, "/") || !backend.ValidPath(name) {
+	if name == "." || strings.Contains(name, "/") || !backend.ValidPath(name) {
 		return &namedError{fmt.Sprintf("mount %q", name), errors.New("the name must be a single path component (letters, digits, '-', '_', '.')")}
 	}
 	for _, m := range *v.p {

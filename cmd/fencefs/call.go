@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+)
+
+// maxStdinArgs bounds the JSON arguments read from stdin, like the MCP
+// transport bounds one message.
+const maxStdinArgs = 64 << 20
+
+// call runs one tool once: fencefs call [flags] TOOL [JSON].
+func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(rest) == 0 || len(rest) > 2 {
+		fmt.Fprintln(stderr, "fencefs: usage: fencefs call [flags] TOOL [JSON] (flags go before TOOL; see fencefs help call)")
+		return exitFatal
+	}
+	name := rest[0]
+	logger := newLogger(stderr, s.LogLevel)
+	ns, err := openNamespace(ctx, s, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	defer ns.Close()
+	t, ok := ns.set.Tool(name)
+	if !ok {
+		var names []string
+		for _, t := range ns.set.Tools() {
+			names = append(names, t.Name)
+		}
+		fmt.Fprintf(stderr, "fencefs: unknown tool %q; configured tools: %s\n", name, strings.Join(names, ", "))
+		return exitFatal
+	}
+	args, err := callArgs(rest[1:], stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: reading arguments from stdin: %v\n", err)
+		return exitFatal
+	}
+	text, err := t.Call(ctx, args)
+	if msg, ok := retryMessage(err); ok {
+		io.WriteString(stdout, msg)
+		return exitRetry
+	}
+	if err != nil {
+		logger.Debug("tool call failed", "tool", name, "error", err)
+		fmt.Fprintf(stderr, "fencefs: %s: %v\n", name, err)
+		return exitFatal
+	}
+	if _, err := io.WriteString(stdout, text); err != nil {
+		logger.Log(ctx, slog.LevelError, "writing the result", "error", err)
+		return exitFatal
+	}
+	return exitOK
+}
+
+// callArgs returns the JSON arguments: the command-line argument when
+// given, otherwise all of stdin. Empty input means no arguments.
+func callArgs(rest []string, stdin io.Reader) (json.RawMessage, error) {
+	if len(rest) == 1 {
+		return json.RawMessage(rest[0]), nil
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxStdinArgs+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxStdinArgs {
+		return nil, fmt.Errorf("more than %d bytes", maxStdinArgs)
+	}
+	return slices.Clip(data), nil
+}

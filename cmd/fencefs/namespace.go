@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/mounted"
+	"github.com/fencefs/fencefs/s3adapter"
+	"github.com/fencefs/fencefs/sftpadapter"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// namespace is the opened storage and the tools over it.
+type namespace struct {
+	set     *tools.Set
+	closers []io.Closer
+}
+
+// Close releases the storage connections and descriptors.
+func (n *namespace) Close() error {
+	var errs []error
+	for _, c := range n.closers {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// openNamespace opens the storage the settings describe (the root, or the
+// mounts) and builds the tools over it. Errors name the setting at fault.
+func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger) (*namespace, error) {
+	n := &namespace{}
+	b, err := n.open(ctx, s, logger)
+	if err == nil {
+		opts := s.ToolOptions()
+		opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }
+		n.set, err = tools.New(b, opts)
+	}
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+// open opens the backend of the namespace.
+func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.Logger) (backend.Backend, error) {
+	if len(s.Mounts) == 0 {
+		fs, err := local.New(s.Root)
+		if err != nil {
+			return nil, fmt.Errorf("--root: %w", err)
+		}
+		n.closers = append(n.closers, fs)
+		logger.Debug("opened root", "root", s.Root)
+		return fs, nil
+	}
+	children := make(map[string]backend.Backend, len(s.Mounts))
+	for _, m := range s.Mounts {
+		b, err := n.openMount(ctx, m.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("mount %q: %w", m.Name, err)
+		}
+		if m.Spec.ReadOnly {
+			b = mounted.ReadOnly(b)
+		}
+		children[m.Name] = b
+		logger.Info("mounted", "name", "/"+m.Name, "spec", m.Spec.String())
+	}
+	return mounted.New(children)
+}
+
+// openMount opens the backend of one mount spec.
+func (n *namespace) openMount(ctx context.Context, m config.MountSpec) (backend.Backend, error) {
+	switch m.Kind {
+	case config.KindLocal:
+		fs, err := local.New(m.Dir)
+		if err != nil {
+			return nil, err
+		}
+		n.closers = append(n.closers, fs)
+		return fs, nil
+	case config.KindS3:
+		return s3adapter.Open(ctx, s3adapter.Config{
+			Bucket:    m.S3.Bucket,
+			Prefix:    m.S3.Prefix,
+			Endpoint:  m.S3.Endpoint,
+			Region:    m.S3.Region,
+			PathStyle: m.S3.PathStyle,
+			Options:   s3adapter.Options{ReadOnly: m.ReadOnly},
+		})
+	case config.KindSFTP:
+		cfg, err := sftpConfig(m.SFTP)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := sftpadapter.Dial(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		n.closers = append(n.closers, fs)
+		return fs, nil
+	}
+	return nil, fmt.Errorf("unknown mount kind %q", m.Kind)
+}
+
+// sftpConfig turns an SFTP spec into the adapter's configuration, reading
+// the password from the environment and defaulting the host key check to
+// ~/.ssh/known_hosts.
+func sftpConfig(s config.SFTPSpec) (sftpadapter.Config, error) {
+	cfg := sftpadapter.Config{
+		Addr:                  s.Addr(),
+		User:                  s.User,
+		KeyFile:               s.KeyFile,
+		Root:                  s.Root,
+		KnownHostsFile:        s.KnownHostsFile,
+		InsecureIgnoreHostKey: s.Insecure,
+	}
+	if s.PasswordEnv != "" {
+		pw, ok := os.LookupEnv(s.PasswordEnv)
+		if !ok {
+			return cfg, fmt.Errorf("password_env: the environment variable %s is not set", s.PasswordEnv)
+		}
+		cfg.Password = pw
+	}
+	if s.HostKey != "" {
+		key, _, _, _, err := ssh.ParseAuthorizedKey([]byte(s.HostKey))
+		if err != nil {
+			return cfg, fmt.Errorf("host_key: %w", err)
+		}
+		cfg.HostKey = key
+	}
+	if cfg.KnownHostsFile == "" && cfg.HostKey == nil && !cfg.InsecureIgnoreHostKey {
+		home, err := os.UserHomeDir()
+		kh := filepath.Join(home, ".ssh", "known_hosts")
+		if _, statErr := os.Stat(kh); err != nil || statErr != nil {
+			return cfg, errors.New("no host key check: add known_hosts=FILE or host_key=KEY (no ~/.ssh/known_hosts was found)")
+		}
+		cfg.KnownHostsFile = kh
+	}
+	return cfg, nil
+}
+
+// logEvent logs a tool's notification at debug level, without the diff
+// an edit carries.
+func logEvent(ctx context.Context, logger *slog.Logger, ev tools.Event) {
+	attrs := []any{"kind", ev.Kind()}
+	switch e := ev.(type) {
+	case tools.FileRead:
+		attrs = append(attrs, "path", e.Path)
+	case tools.DirectoryListed:
+		attrs = append(attrs, "path", e.Path, "entries", e.EntryCount)
+	case tools.FileWritten:
+		attrs = append(attrs, "path", e.Path, "hash", e.ContentHash)
+	case tools.FileEdited:
+		attrs = append(attrs, "path", e.Path, "hash", e.ContentHash)
+	case tools.DirectoryCreated:
+		attrs = append(attrs, "path", e.Path)
+	case tools.FilesSearched:
+		attrs = append(attrs, "path", e.Path, "pattern", e.Pattern, "matches", e.MatchCount, "truncated", e.Truncated)
+	}
+	logger.DebugContext(ctx, "event", attrs...)
+}

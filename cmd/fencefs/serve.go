@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// shutdownTimeout bounds how long the HTTP server waits for requests in
+// flight when it is asked to stop.
+const shutdownTimeout = 5 * time.Second
+
+// serve runs the MCP server until the client goes away (stdio) or the
+// process is asked to stop.
+func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "fencefs: serve takes no arguments, got %q\n", rest)
+		return exitFatal
+	}
+	logger := newLogger(stderr, s.LogLevel)
+	ns, err := openNamespace(ctx, s, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	defer ns.Close()
+	server := newServer(ns.set, s, logger)
+	if s.HTTP != "" {
+		err = serveHTTP(ctx, server, s.HTTP, logger)
+	} else {
+		err = serveStdio(ctx, server, stdin, stdout, logger)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	return exitOK
+}
+
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// newServer registers every tool of the set on a new MCP server.
+func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: version()}, &mcp.ServerOptions{
+		Logger:       logger,
+		Instructions: instructions(s),
+	})
+	for _, t := range set.Tools() {
+		server.AddTool(mcpTool(t), toolHandler(t, logger))
+	}
+	return server
+}
+
+// instructions tell the model how paths work when the namespace is made
+// of mounts; a plain directory needs no explanation.
+func instructions(s *config.Settings) string {
+	if len(s.Mounts) == 0 {
+		return ""
+	}
+	var mounts []string
+	for _, m := range s.Mounts {
+		name := "/" + m.Name
+		if m.Spec.ReadOnly {
+			name += " (read-only)"
+		}
+		mounts = append(mounts, name)
+	}
+	return "File paths are rooted: each mount is a top-level directory. Mounts: " + strings.Join(mounts, ", ") + "."
+}
+
+// mcpTool describes a tool to MCP: its hand-written schema goes out
+// unchanged, and its annotations become MCP's hints.
+func mcpTool(t *tools.Tool) *mcp.Tool {
+	destructive := t.Annotations.Destructive
+	openWorld := false // the tools reach only the configured namespace
+	return &mcp.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Annotations.Title,
+			ReadOnlyHint:    t.Annotations.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  t.Annotations.Idempotent,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+}
+
+// toolHandler calls the tool with the raw arguments. An error the model
+// can correct becomes a tool result with isError set; any other error is
+// returned to the SDK, which reports it to the host as a JSON-RPC error.
+func toolHandler(t *tools.Tool, logger *slog.Logger) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		text, err := t.Call(ctx, req.Params.Arguments)
+		if msg, ok := retryMessage(err); ok {
+			logger.DebugContext(ctx, "tool call refused", "tool", t.Name, "message", msg, "duration", time.Since(start))
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+		}
+		if err != nil {
+			level := slog.LevelError
+			if errors.Is(err, context.Canceled) {
+				level = slog.LevelInfo
+			}
+			logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", err, "duration", time.Since(start))
+			return nil, err
+		}
+		logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}
+}
+
+// retryMessage returns the message for the model of a retryable error.
+func retryMessage(err error) (string, bool) {
+	var r *tools.RetryError
+	if !tools.IsRetry(err) || !errors.As(err, &r) {
+		return "", false
+	}
+	return r.Message, true
+}
+
+// serveStdio serves one session over stdin and stdout until the client
+// closes stdin or ctx ends.
+func serveStdio(ctx context.Context, server *mcp.Server, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
+	in, ok := stdin.(io.ReadCloser)
+	if !ok {
+		in = io.NopCloser(stdin)
+	}
+	logger.Info("serving MCP over stdio")
+	err := server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{stdout}})
+	if err != nil && ctx.Err() != nil {
+		return nil // asked to stop
+	}
+	return err
+}
+
+// nopWriteCloser keeps the transport from closing stdout, which belongs
+// to the process.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// serveHTTP serves streamable HTTP on addr at /mcp until ctx ends.
+func serveHTTP(ctx context.Context, server *mcp.Server, addr string, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--http: %w", err)
+	}
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Logger: logger})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(handler))
+	// Requests run under base, so that stopping also ends the long-lived
+	// event streams that would otherwise hold Shutdown until its timeout.
+	base, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRequests()
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	logger.Info("serving MCP over streamable HTTP", "url", url)
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		logger.Warn("the endpoint has no authentication: anyone who can reach it can use the tools; bind to 127.0.0.1 or put it behind an authenticating proxy", "url", url)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("stopping")
+	stopRequests()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-served
+	return nil
+}
