@@ -54,7 +54,7 @@ type children struct {
 	plain          listOnly
 }
 
-func newNamespace(t *testing.T) (*mounted.FS, children) {
+func newNamespace(t testing.TB) (*mounted.FS, children) {
 	t.Helper()
 	c := children{
 		ws:     memBackend(t, map[string]string{"a.txt": "ws a", "src/main.go": "package main", "empty/": ""}),
