@@ -349,20 +349,21 @@ func (w *writer) wait() error {
 
 // Commit checks the precondition and makes the written bytes the
 // object's content: one conditional PutObject, or the last part and a
-// conditional CompleteMultipartUpload. On failure it aborts the upload.
+// conditional CompleteMultipartUpload. A failed Commit returns by the
+// context's deadline and leaves the clean-up (aborting the upload) to
+// Close, which the caller owes anyway. As with any remote store, a
+// Commit that failed because its context ended may still be applied by a
+// server that received the whole request: the target then holds the new
+// content, whole.
 func (w *writer) Commit() error {
 	if w.state != writing {
 		return &fs.PathError{Op: "commit", Path: w.name, Err: fs.ErrClosed}
 	}
-	err := w.err
-	if err == nil {
-		err = w.commit()
+	if w.err != nil {
+		return w.err
 	}
-	if err != nil {
+	if err := w.commit(); err != nil {
 		w.err = err
-		if cerr := w.Close(); cerr != nil {
-			return errors.Join(err, cerr)
-		}
 		return err
 	}
 	w.state = committed
@@ -452,7 +453,8 @@ func (w *writer) matchTarget() (string, error) {
 // Close abandons the write unless it was committed: a multipart upload
 // is aborted, so no parts stay behind. The abort runs even when the
 // write's context has ended, for at most Options.AbortTimeout, and is
-// retried while the server cannot be reached; its failure is returned.
+// retried while the server cannot be reached (it may be restarting);
+// its failure is returned.
 func (w *writer) Close() error {
 	if w.state != writing {
 		return nil
@@ -495,7 +497,7 @@ func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 		// Only a server that cannot be reached or fails is worth
 		// waiting for; a refusal will not change.
 		var re interface{ HTTPStatusCode() int }
-		if errors.As(err, &re) && re.HTTPStatusCode() < 500 {
+		if errors.As(err, &re) && re.HTTPStatusCode() >= 400 && re.HTTPStatusCode() < 500 {
 			return err
 		}
 		t := time.NewTimer(delay)

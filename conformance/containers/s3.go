@@ -35,9 +35,10 @@ type S3Config struct {
 	// HostPort, when not 0, publishes the server on 127.0.0.1:HostPort,
 	// so that the endpoint survives a restart (see FreePort).
 	HostPort int
-	// DataDir, when set, is a host directory mounted as the server's
-	// storage, so that objects survive a kill and a restart.
-	DataDir string
+	// Persist keeps the server's storage in a Docker volume of its own,
+	// so that objects survive a kill and a restart; Terminate removes
+	// the volume.
+	Persist bool
 }
 
 // S3Server is a running S3 server (versitygw over a POSIX directory) in a
@@ -53,6 +54,7 @@ type S3Server struct {
 	// Region is the signing region.
 	Region string
 
+	volume  string
 	buckets atomic.Int64
 }
 
@@ -82,24 +84,23 @@ func StartS3ServerWith(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	if cfg.HostPort != 0 {
 		opts = append(opts, WithFixedPort(s3Port, cfg.HostPort))
 	}
-	if cfg.DataDir != "" {
-		opts = append(opts, WithBind(cfg.DataDir, "/data"))
+	s := &S3Server{AccessKey: s3AccessKey, SecretKey: s3SecretKey, Region: s3Region}
+	if cfg.Persist {
+		s.volume = fmt.Sprintf("fencefs-s3-data-%d", time.Now().UnixNano())
+		opts = append(opts, testcontainers.WithMounts(testcontainers.VolumeMount(s.volume, "/data")))
 	}
 	c, err := testcontainers.Run(ctx, image, opts...)
+	s.Container = c
 	if err != nil {
-		if c != nil {
-			_ = c.Terminate(context.WithoutCancel(ctx))
-		}
+		s.terminateQuietly(ctx)
 		return nil, fmt.Errorf("starting %s: %w", image, err)
 	}
-	endpoint, err := c.PortEndpoint(ctx, s3Port, "http")
-	if err != nil {
-		_ = c.Terminate(context.WithoutCancel(ctx))
+	if s.Endpoint, err = c.PortEndpoint(ctx, s3Port, "http"); err != nil {
+		s.terminateQuietly(ctx)
 		return nil, err
 	}
-	s := &S3Server{Container: c, Endpoint: endpoint, AccessKey: s3AccessKey, SecretKey: s3SecretKey, Region: s3Region}
 	if err := s.createBucket(ctx, DefaultS3Bucket); err != nil {
-		_ = c.Terminate(context.WithoutCancel(ctx))
+		s.terminateQuietly(ctx)
 		return nil, err
 	}
 	return s, nil
@@ -133,10 +134,21 @@ func StartS3With(ctx context.Context, t testing.TB, cfg S3Config) *S3Server {
 	return s
 }
 
-// Terminate stops and removes the container. The server keeps nothing
-// worth a graceful stop, so it is killed at once.
+// Terminate stops and removes the container and its volume. The server
+// keeps nothing worth a graceful stop, so it is killed at once.
 func (s *S3Server) Terminate(ctx context.Context) error {
-	return s.Container.Terminate(ctx, testcontainers.StopTimeout(0))
+	opts := []testcontainers.TerminateOption{testcontainers.StopTimeout(0)}
+	if s.volume != "" {
+		opts = append(opts, testcontainers.RemoveVolumes(s.volume))
+	}
+	return s.Container.Terminate(ctx, opts...)
+}
+
+// terminateQuietly cleans up after a failed start.
+func (s *S3Server) terminateQuietly(ctx context.Context) {
+	if s.Container != nil {
+		_ = s.Terminate(context.WithoutCancel(ctx))
+	}
 }
 
 // Config returns the s3adapter configuration of bucket and prefix on
