@@ -204,3 +204,18 @@ func TestClosedFS(t *testing.T) {
 		t.Errorf("second Close = %v", err)
 	}
 }
+
+func TestEndedContextKeepsConnection(t *testing.T) {
+	f, dials := pipeFS(t, sftp.InMemHandler())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Stat(ctx, "."); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stat with an ended context = %v", err)
+	}
+	if _, err := f.Stat(context.Background(), "."); err != nil {
+		t.Fatal(err)
+	}
+	if got := dials.Load(); got != 1 {
+		t.Errorf("%d dials: a call that never started must not drop the connection", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,8 +24,9 @@ type session struct {
 	// abort tears the transport down at once, failing every request in
 	// flight; it must not wait for the server.
 	abort func()
-	dead  chan struct{} // closed once the SFTP client has shut down
-	once  sync.Once
+	dead   chan struct{} // closed once the SFTP client has shut down
+	closed atomic.Bool   // set by close, before the client notices
+	once   sync.Once
 }
 
 // newSession starts an SFTP client over the stream (r, w), with the
@@ -106,6 +108,9 @@ func startSSH(conn net.Conn, addr string, conf *ssh.ClientConfig) (*session, err
 // alive reports whether the session's connection still works, as far as
 // the client knows.
 func (s *session) alive() bool {
+	if s.closed.Load() {
+		return false
+	}
 	select {
 	case <-s.dead:
 		return false
@@ -116,6 +121,7 @@ func (s *session) alive() bool {
 
 // close shuts the session down without waiting for the server.
 func (s *session) close() {
+	s.closed.Store(true)
 	s.once.Do(s.abort)
 }
 
@@ -237,14 +243,17 @@ func (f *FS) do(ctx context.Context, retry bool, fn func(s *session) error) erro
 }
 
 // isTransportErr reports whether err came from the connection rather than
-// from an answer of the server, so that the session should be dropped.
+// from an answer of the server, so that the session should be dropped. A
+// context error is neither: when the context ended during a call, run
+// has closed the session already.
 func isTransportErr(err error) bool {
 	var pe *fs.PathError
 	for errors.As(err, &pe) && pe.Err != err {
 		err = pe.Err
 	}
 	switch {
-	case err == nil, err == io.EOF:
+	case err == nil, err == io.EOF,
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// A bare EOF is the server's end-of-file or end-of-listing answer.
 		return false
 	case errors.Is(err, sftp.ErrSSHFxConnectionLost),
@@ -252,9 +261,7 @@ func isTransportErr(err error) bool {
 		errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed),
 		errors.Is(err, syscall.EPIPE),
-		errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, context.Canceled),
-		errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, syscall.ECONNRESET):
 		return true
 	}
 	var ne net.Error

@@ -283,7 +283,7 @@ func TestIsTransportErr(t *testing.T) {
 		{io.ErrUnexpectedEOF, true},
 		{&fs.PathError{Op: "read", Path: "x", Err: net.ErrClosed}, true},
 		{syscall.ECONNRESET, true},
-		{context.DeadlineExceeded, true},
+		{context.DeadlineExceeded, false},
 		{&net.OpError{Op: "read", Err: errors.New("boom")}, true},
 	}
 	for _, tt := range tests {
