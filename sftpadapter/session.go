@@ -23,7 +23,7 @@ type session struct {
 	reqs   *requestWatcher
 	// abort tears the transport down at once, failing every request in
 	// flight; it must not wait for the server.
-	abort func()
+	abort  func()
 	dead   chan struct{} // closed once the SFTP client has shut down
 	closed atomic.Bool   // set by close, before the client notices
 	once   sync.Once
