@@ -16,11 +16,16 @@
 // that need storage to be arranged or inspected behind the backend's back.
 //
 // Where the contract leaves a choice, the suite accepts every reasonable
-// answer: a path that goes through a file may be reported by a read as
-// not-a-directory or as not-existing, and a CreateOnly or MatchHash
-// failure may surface from OpenWrite or from Commit. Writes are stricter:
-// a write or MkdirAll through a file must fail with backend.ErrNotDir and
-// a write onto a directory with backend.ErrIsDir.
+// answer: a read of a path that goes through a file may report
+// not-a-directory or not-existing; a CreateOnly or MatchHash failure may
+// surface from OpenWrite or from Commit; a component longer than
+// MaxNameBytes may be refused (with fs.ErrInvalid) or stored intact,
+// since a namespace reports the smallest limit of its mounts. Where it
+// does not, the suite is strict: a write or MkdirAll through a file fails
+// with backend.ErrNotDir and a write onto a directory with
+// backend.ErrIsDir; invalid paths are refused by OpenWrite itself, before
+// any temporary file could exist; and a write in progress shows up in no
+// List or Walk, so temporary names never reach a model.
 package conformance
 
 import (
