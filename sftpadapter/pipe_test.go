@@ -1,6 +1,7 @@
 package sftpadapter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -217,5 +218,58 @@ func TestEndedContextKeepsConnection(t *testing.T) {
 	}
 	if got := dials.Load(); got != 1 {
 		t.Errorf("%d dials: a call that never started must not drop the connection", got)
+	}
+}
+
+// readerFunc lets a test intercept the reads of the in-memory server.
+type readerFunc func(r *sftp.Request) (io.ReaderAt, error)
+
+func (f readerFunc) Fileread(r *sftp.Request) (io.ReaderAt, error) { return f(r) }
+
+// stallingReaderAt serves the first limit bytes of data and then waits
+// for release, like a server that hangs mid-transfer.
+type stallingReaderAt struct {
+	data    []byte
+	limit   int64
+	release <-chan struct{}
+}
+
+func (s stallingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= s.limit {
+		<-s.release
+		return 0, io.ErrUnexpectedEOF
+	}
+	return bytes.NewReader(s.data[:s.limit]).ReadAt(p, off)
+}
+
+func TestOpTimeoutIsIdleTimeoutForCopies(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	h := sftp.InMemHandler()
+	mem := h.FileGet
+	h.FileGet = readerFunc(func(r *sftp.Request) (io.ReaderAt, error) {
+		if r.Filepath == "/big" {
+			return stallingReaderAt{data: data, limit: 256 << 10, release: release}, nil
+		}
+		return mem.Fileread(r)
+	})
+	f, _ := pipeFS(t, h)
+	ctx := context.Background()
+	if err := backend.WriteFile(ctx, f, "big", data, backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.opTO = 300 * time.Millisecond
+	r, err := f.OpenRead(ctx, "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n, err := io.Copy(io.Discard, r)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("copy from a stalled server = %d bytes, %v; want the idle timeout", n, err)
+	}
+	if n == 0 {
+		t.Errorf("nothing was copied before the stall")
 	}
 }

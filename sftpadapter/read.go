@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/pkg/sftp"
@@ -268,10 +269,12 @@ type reader struct {
 	once sync.Once
 }
 
-// Read reads from the file.
+// Read reads from the file, within the FS's OpTimeout.
 func (r *reader) Read(p []byte) (int, error) {
+	ctx, cancel := r.f.opContext(r.ctx)
+	defer cancel()
 	var n int
-	err := r.guard(func() error {
+	err := r.guard(ctx, func() error {
 		var err error
 		n, err = r.file.Read(p)
 		return err
@@ -280,10 +283,18 @@ func (r *reader) Read(p []byte) (int, error) {
 }
 
 // WriteTo copies the rest of the file to w with reads in flight
-// concurrently, which io.Copy uses.
+// concurrently, which io.Copy uses. The FS's OpTimeout applies to the
+// copy as an idle timeout: it fails when no data arrives for that long.
 func (r *reader) WriteTo(w io.Writer) (int64, error) {
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	defer cancel(nil)
+	if r.f.opTO > 0 {
+		idle := time.AfterFunc(r.f.opTO, func() { cancel(context.DeadlineExceeded) })
+		defer idle.Stop()
+		w = &progressWriter{w: w, progress: func() { idle.Reset(r.f.opTO) }}
+	}
 	var n int64
-	err := r.guard(func() error {
+	err := r.guard(ctx, func() error {
 		var err error
 		n, err = r.file.WriteTo(w)
 		return err
@@ -291,11 +302,22 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 	return n, err
 }
 
-// guard runs one stream operation with the stream's context and maps its
-// error.
-func (r *reader) guard(op func() error) error {
-	ctx, cancel := r.f.opContext(r.ctx)
-	defer cancel()
+// progressWriter reports every write that moved data.
+type progressWriter struct {
+	w        io.Writer
+	progress func()
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if n > 0 {
+		p.progress()
+	}
+	return n, err
+}
+
+// guard runs one stream operation under ctx and maps its error.
+func (r *reader) guard(ctx context.Context, op func() error) error {
 	err := r.s.run(ctx, func(*session) error { return op() })
 	if err == nil || err == io.EOF {
 		return err

@@ -127,15 +127,15 @@ func (s *session) close() {
 
 // run calls fn with the session's client. When ctx ends before fn
 // returns, the connection is closed so that fn stops waiting, and run
-// returns ctx's error instead of fn's.
+// returns the cause of ctx's end instead of fn's error.
 func (s *session) run(ctx context.Context, fn func(s *session) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	stop := context.AfterFunc(ctx, s.close)
 	err := fn(s)
 	if !stop() && err != nil {
-		return ctx.Err()
+		return context.Cause(ctx)
 	}
 	return err
 }

@@ -119,7 +119,8 @@ type Config struct {
 	// 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
 	// OpTimeout, when positive, bounds every call in addition to its
-	// context.
+	// context. On a stream it bounds each Read and Write; a whole-stream
+	// copy through io.Copy fails when no data moves for that long.
 	OpTimeout time.Duration
 }
 
