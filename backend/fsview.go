@@ -15,15 +15,16 @@ func FS(ctx context.Context, b Backend) *IOFS {
 }
 
 // IOFS is an io/fs view of a [Backend], returned by [FS]. It implements
-// fs.FS, fs.ReadDirFS, fs.StatFS and fs.ReadFileFS, so it can be handed to
-// fs.WalkDir, fs.Glob, template parsers or testing/fstest.
+// fs.FS, fs.ReadDirFS, fs.StatFS, fs.ReadFileFS and fs.ReadLinkFS, so it
+// can be handed to fs.WalkDir, fs.Glob, fs.Sub, template parsers or
+// testing/fstest.
 //
 // Names follow io/fs rules (fs.ValidPath) and are storage paths of the
 // backend. As with os.DirFS, Open, Stat, ReadDir and ReadFile follow
 // symbolic links when the backend resolves them ([SymlinkResolver]; a
 // link leading outside the root fails with [ErrOutside]), while directory
-// entries describe links as links. Errors are *fs.PathError values naming
-// the path as given, wrapping the backend's sentinels.
+// entries and Lstat describe links as links. Errors are *fs.PathError
+// values naming the path as given, wrapping the backend's sentinels.
 type IOFS struct {
 	ctx context.Context
 	b   Backend
@@ -114,6 +115,58 @@ func (f *IOFS) ReadFile(name string) ([]byte, error) {
 		return nil, PathError("read", name, err)
 	}
 	return data, nil
+}
+
+// Lstat returns the metadata of name without following a final symlink;
+// links in the directories above it are followed, as with os.Lstat.
+func (f *IOFS) Lstat(name string) (fs.FileInfo, error) {
+	target, err := f.resolveParent("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := Stat(f.ctx, f.b, target)
+	if err != nil {
+		return nil, PathError("lstat", name, err)
+	}
+	return fileInfo{fi: fi, name: path.Base(name)}, nil
+}
+
+// ReadLink returns the target of the symlink name as the backend reports
+// it (see [SymlinkResolver.Readlink]). Anything but a symlink gives an
+// error wrapping fs.ErrInvalid.
+func (f *IOFS) ReadLink(name string) (string, error) {
+	target, err := f.resolveParent("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	if r, ok := f.b.(SymlinkResolver); ok {
+		link, err := r.Readlink(f.ctx, target)
+		if err != nil {
+			return "", PathError("readlink", name, err)
+		}
+		return link, nil
+	}
+	if _, err := Stat(f.ctx, f.b, target); err != nil {
+		return "", PathError("readlink", name, err)
+	}
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+}
+
+// resolveParent validates name and follows the symlinks of its parent
+// directories only.
+func (f *IOFS) resolveParent(op, name string) (string, error) {
+	if name == "." {
+		return name, nil
+	}
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	dir, base := Split(name)
+	parent, err := f.resolve(op, dir)
+	if err != nil {
+		return "", PathError(op, name, err)
+	}
+	return Join(parent, base), nil
 }
 
 // fileInfo adapts FileInfo to fs.FileInfo, naming the path as opened
@@ -240,5 +293,6 @@ var (
 	_ fs.ReadDirFS   = (*IOFS)(nil)
 	_ fs.StatFS      = (*IOFS)(nil)
 	_ fs.ReadFileFS  = (*IOFS)(nil)
+	_ fs.ReadLinkFS  = (*IOFS)(nil)
 	_ fs.ReadDirFile = (*dirFile)(nil)
 )

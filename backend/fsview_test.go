@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"path"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -157,7 +158,11 @@ func (l linked) ResolveSymlinks(ctx context.Context, name string) (string, error
 }
 
 func (l linked) Readlink(ctx context.Context, name string) (string, error) {
-	return l.links[name], nil
+	target, ok := l.links[name]
+	if !ok {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	return target, nil
 }
 
 func TestFSViewFollowsSymlinks(t *testing.T) {
@@ -186,5 +191,56 @@ func TestFSViewFollowsSymlinks(t *testing.T) {
 	}
 	if _, err := view.Open("escape"); !errors.Is(err, backend.ErrOutside) || !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("Open(escape) = %v, want ErrOutside", err)
+	}
+}
+
+func TestFSViewLstatAndReadLink(t *testing.T) {
+	b := linked{listOnly: sampleTree(), links: map[string]string{"dirlink": "a", "filelink": "a.txt"}}
+	view := backend.FS(context.Background(), b)
+	tests := []struct {
+		name     string
+		wantMode fs.FileMode // type bits of Lstat
+		wantLink string
+		linkErr  error
+	}{
+		{name: "filelink", wantMode: fs.ModeSymlink, wantLink: "a.txt"},
+		{name: "dirlink", wantMode: fs.ModeSymlink, wantLink: "a"},
+		{name: "dirlink/c", wantMode: fs.ModeDir, linkErr: fs.ErrInvalid}, // the parent link is followed
+		{name: "a.txt", wantMode: 0, linkErr: fs.ErrInvalid},
+		{name: ".", wantMode: fs.ModeDir, linkErr: fs.ErrInvalid},
+	}
+	for _, tt := range tests {
+		info, err := view.Lstat(tt.name)
+		if err != nil || info.Mode().Type() != tt.wantMode || info.Name() != path.Base(tt.name) {
+			t.Errorf("Lstat(%q) = %v, %v; want type %v", tt.name, info, err, tt.wantMode)
+		}
+		link, err := fs.ReadLink(view, tt.name)
+		if tt.linkErr != nil {
+			if !errors.Is(err, tt.linkErr) {
+				t.Errorf("ReadLink(%q) = %q, %v; want %v", tt.name, link, err, tt.linkErr)
+			}
+			continue
+		}
+		if err != nil || link != tt.wantLink {
+			t.Errorf("ReadLink(%q) = %q, %v; want %q", tt.name, link, err, tt.wantLink)
+		}
+	}
+	plain := backend.FS(context.Background(), sampleTree())
+	if _, err := fs.ReadLink(plain, "a.txt"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("ReadLink without symlinks = %v, want fs.ErrInvalid", err)
+	}
+	if _, err := fs.ReadLink(plain, "missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadLink(missing) = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := plain.Lstat("/a.txt"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("Lstat(/a.txt) = %v, want fs.ErrInvalid", err)
+	}
+	// fs.Sub forwards Lstat, so a sub-view reports links as links too.
+	sub, err := fs.Sub(view, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := fs.Lstat(sub, "dirlink"); err != nil || info.Mode().Type() != fs.ModeSymlink {
+		t.Errorf("fs.Lstat(sub, dirlink) = %v, %v", info, err)
 	}
 }
