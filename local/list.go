@@ -130,6 +130,9 @@ func readDir(fd int) ([]backend.DirEntry, error) {
 		}
 		names = parseDirents(buf[:n], names[:0])
 		for _, name := range names {
+			if isPendingName(name) {
+				continue // another writer's uncommitted content
+			}
 			var st unix.Stat_t
 			switch err := fstatat(fd, name, &st); err {
 			case nil:

@@ -181,13 +181,35 @@ func statTarget(dirfd int, base string) (st unix.Stat_t, exists bool, err error)
 	return st, true, regularOnly(&st)
 }
 
+// The temporary name of a pending write: short, so that a target name of
+// up to 255 bytes still leaves room for it, and recognisable, so that
+// listings hide pending writes.
+const (
+	tempPrefix = ".fencefs-"
+	tempSuffix = ".tmp"
+)
+
+// isPendingName reports whether name has the shape of a pending write's
+// temporary file (".fencefs-" + 8 hex digits + ".tmp").
+func isPendingName(name string) bool {
+	if len(name) != len(tempPrefix)+8+len(tempSuffix) || !strings.HasPrefix(name, tempPrefix) || !strings.HasSuffix(name, tempSuffix) {
+		return false
+	}
+	for _, c := range name[len(tempPrefix) : len(tempPrefix)+8] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // createTemp creates a new empty file with a short random name in dirfd,
 // exclusively, with mode 0666 for the kernel to reduce by the umask.
 // The name stays short so that a target name of up to 255 bytes works.
 func createTemp(dirfd int) (int, string, error) {
 	const flags = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	for i := 0; ; i++ {
-		tmp := fmt.Sprintf(".fencefs-%08x.tmp", rand.Uint32())
+		tmp := fmt.Sprintf(tempPrefix+"%08x"+tempSuffix, rand.Uint32())
 		fd, err := unix.Openat(dirfd, tmp, flags, 0o666)
 		if err == unix.EEXIST && i < maxRetries {
 			continue

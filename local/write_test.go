@@ -255,6 +255,7 @@ func TestWriteAbandoned(t *testing.T) {
 		if got := readHost(t, root, "a.txt"); got != "old" {
 			t.Fatalf("target changed before Commit: %q", got)
 		}
+		assertNoPendingListed(t, f)
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -505,4 +506,45 @@ func TestMkdirAll(t *testing.T) {
 			}
 		}
 	})
+}
+
+// assertNoPendingListed fails if List or Walk of the root shows a pending
+// write's temporary file.
+func assertNoPendingListed(t *testing.T, f *FS) {
+	t.Helper()
+	ctx := context.Background()
+	entries, err := f.List(ctx, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if isPendingName(e.Name) {
+			t.Errorf("List shows pending write %q", e.Name)
+		}
+	}
+	err = f.Walk(ctx, ".", func(name string, _ backend.DirEntry) error {
+		if isPendingName(name) {
+			t.Errorf("Walk shows pending write %q", name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIsPendingName(t *testing.T) {
+	for name, want := range map[string]bool{
+		".fencefs-0123abcd.tmp":  true,
+		".fencefs-0123ABCD.tmp":  false,
+		".fencefs-0123abc.tmp":   false,
+		".fencefs-0123abcde.tmp": false,
+		".fencefs-0123abcd.tmpx": false,
+		"fencefs-0123abcd.tmp":   false,
+		"notes.tmp":              false,
+	} {
+		if got := isPendingName(name); got != want {
+			t.Errorf("isPendingName(%q) = %v, want %v", name, got, want)
+		}
+	}
 }
