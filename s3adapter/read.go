@@ -72,7 +72,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 		wg     sync.WaitGroup
 	)
 	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
-	out, getErr := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
+	out, getErr := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}, quietChecksums)
 	wg.Wait()
 	switch {
 	case dirErr == nil && isDir:
@@ -89,6 +89,10 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 	}
 	return nil, pathError("open", name, getErr)
 }
+
+// quietChecksums silences the SDK's warning, on every read of a
+// multipart object, that its composite checksum cannot be validated.
+func quietChecksums(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true }
 
 // objectReader is the body of a GET, with read errors named by the
 // storage path.

@@ -431,7 +431,7 @@ func (w *writer) matchTarget() (string, error) {
 	if w.pre.MatchVersion != "" {
 		in.IfMatch = aws.String(w.pre.MatchVersion)
 	}
-	out, err := w.f.client.GetObject(w.ctx, in)
+	out, err := w.f.client.GetObject(w.ctx, in, quietChecksums)
 	if err != nil {
 		return "", conditionalWriteError("commit", w.name, err, backend.Precondition{}, "*")
 	}
