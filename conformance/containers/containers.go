@@ -102,6 +102,7 @@ func unavailable(t testing.TB, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if Required() {
 		t.Fatalf("CONTAINERS REQUIRED (%s=1) BUT UNAVAILABLE: %s", EnvRequire, msg)
+		return
 	}
 	t.Skipf("SKIPPED, NO CONTAINERS: %s (%s; set %s=1 to make this a failure)", msg, buildHint, EnvRequire)
 }
