@@ -232,9 +232,9 @@ func (w *writer) Commit() error {
 func (w *writer) commit() error {
 	ctx, cancel := w.f.opContext(w.ctx)
 	defer cancel()
-	file := w.file
-	w.file = nil
-	err := w.s.run(ctx, func(*session) error { return file.Close() })
+	// On failure abandon closes the file again, which costs nothing when
+	// the close reached the server and releases the handle when it did not.
+	err := w.s.run(ctx, func(*session) error { return w.file.Close() })
 	if err != nil {
 		if isTransportErr(err) {
 			w.f.drop(w.s)
@@ -349,11 +349,7 @@ func (w *writer) abandon() {
 	}
 	ctx, cancel := cleanupContext(w.ctx)
 	defer cancel()
-	if w.file != nil {
-		file := w.file
-		w.file = nil
-		_ = w.s.run(ctx, func(*session) error { return file.Close() })
-	}
+	_ = w.s.run(ctx, func(*session) error { return w.file.Close() })
 	err := w.s.run(ctx, func(s *session) error { return s.client.Remove(w.tmp) })
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		if isTransportErr(err) {
