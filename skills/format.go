@@ -26,7 +26,7 @@ func Format(cat *Catalog) string {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tPATH\tDESCRIPTION")
 		for _, s := range cat.Skills {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", safe(s.Name), safe(s.Path), summary(s.Description))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", safe(s.Name), safe(s.Path), oneLine(s.Description))
 		}
 		tw.Flush()
 	}
@@ -47,9 +47,9 @@ func Format(cat *Catalog) string {
 	return b.String()
 }
 
-// summary returns the description on one line, cut to
+// oneLine returns the description on one line, cut to
 // maxListDescription characters.
-func summary(d string) string {
+func oneLine(d string) string {
 	d = strings.Join(strings.Fields(d), " ")
 	if utf8.RuneCountInString(d) > maxListDescription {
 		r := []rune(d)
