@@ -121,7 +121,7 @@ Usage:
 
 Examples:
   fencefs serve --root ~/project
-  fencefs serve --mount ws=local:./workspace --mount data=s3://bucket/tenant1?region=eu-west-1&ro=1
+  fencefs serve --mount ws=local:./workspace --mount 'data=s3://bucket/tenant1?region=eu-west-1&ro=1'
   fencefs call read_file '{"path": "README.md"}'
 
 Mount specs (--mount NAME=SPEC; the namespace is then rooted at /NAME):

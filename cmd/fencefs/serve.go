@@ -57,6 +57,8 @@ func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Ser
 	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: version()}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions(s),
+		// No MCP logging capability: logs go to stderr, not to the client.
+		Capabilities: &mcp.ServerCapabilities{},
 	})
 	for _, t := range set.Tools() {
 		server.AddTool(mcpTool(t), toolHandler(t, logger))
