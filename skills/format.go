@@ -47,13 +47,16 @@ func Format(cat *Catalog) string {
 	return b.String()
 }
 
-// oneLine returns the description on one line, cut to
+// oneLine returns the description on one line, cut to at most
 // maxListDescription characters.
 func oneLine(d string) string {
 	d = strings.Join(strings.Fields(d), " ")
 	if utf8.RuneCountInString(d) > maxListDescription {
-		r := []rune(d)
-		d = strings.TrimRightFunc(string(r[:maxListDescription-3]), unicode.IsSpace) + "..."
+		cut := string([]rune(d)[:maxListDescription-3])
+		if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+			cut = cut[:i] // end on a whole word
+		}
+		d = cut + "..."
 	}
 	return safe(d)
 }
