@@ -352,7 +352,7 @@ func TestServeRefusesBadSettings(t *testing.T) {
 		t.Fatalf("serve with an unset password variable: %+v", got)
 	}
 	got = runFencefs(t, dir, "", nil, "serve", "--http", "127.0.0.1:0", "--cwd", "../x")
-	if got.code != 1 || !strings.HasPrefix(got.stderr, "fencefs: ") || !strings.Contains(got.stderr, "Cwd") {
+	if got.code != 1 || got.stderr != "fencefs: --cwd: Path '../x' resolves outside the root directory.\n" {
 		t.Fatalf("serve with a cwd outside the root: %+v", got)
 	}
 	t.Logf("three refusals took %v", time.Since(start))

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 
@@ -44,6 +45,13 @@ func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger)
 		opts := s.ToolOptions()
 		opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }
 		n.set, err = tools.New(b, opts)
+		if err != nil && s.Cwd != "" {
+			// The options were checked while parsing; what tools.New can
+			// still refuse is a Cwd outside the namespace.
+			if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("tools: Cwd %q: ", s.Cwd)); ok {
+				err = fmt.Errorf("--cwd: %s", rest)
+			}
+		}
 	}
 	if err != nil {
 		n.Close()

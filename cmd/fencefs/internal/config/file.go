@@ -9,9 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// repeatable lists the settings that take a YAML list.
-var repeatable = []string{"allow", "deny", "protect", "tools"}
-
 // applyFile applies the settings of a YAML document to the FlagSet, as if
 // each had been given as a flag. Errors name the file, the line and the
 // key.
@@ -63,7 +60,7 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 		return nil
 	}
-	values, err := scalars(v, slices.Contains(repeatable, name))
+	values, err := scalars(v, isList(name))
 	if err != nil {
 		return &Error{Where: at(file, v), Setting: key, Err: err}
 	}
@@ -135,6 +132,11 @@ func resolve(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// isList reports whether the setting takes a YAML list.
+func isList(name string) bool {
+	return slices.Contains([]string{"allow", "deny", "protect", "tools"}, name)
 }
 
 func at(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d", file, n.Line) }
