@@ -45,7 +45,6 @@ func (m *Matcher) SearchFiles(ctx context.Context, open Opener, names iter.Seq[s
 		workers = DefaultWorkers
 	}
 	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
 
 	type job struct {
 		name string
@@ -78,7 +77,12 @@ func (m *Matcher) SearchFiles(ctx context.Context, open Opener, names iter.Seq[s
 			}
 		})
 	}
-	defer wg.Wait()
+	// Cancel first, so a producer or worker blocked on a send gives up,
+	// then wait for all of them.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	for out := range order {
 		select {
 		case r := <-out:

@@ -81,3 +81,24 @@ func TestSearchFilesCancelled(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestSearchFilesStopWithBacklog stops while the producer still has many
+// files to hand out; SearchFiles must return rather than wait for them.
+func TestSearchFilesStopWithBacklog(t *testing.T) {
+	files := mapOpener{}
+	var names []string
+	for i := range 500 {
+		name := fmt.Sprint(i)
+		names = append(names, name)
+		files[name] = "x\n"
+	}
+	m := mustCompile(t, "x", Options{})
+	n := 0
+	err := m.SearchFiles(context.Background(), files, slices.Values(names), 2, 0, func(FileResult) bool {
+		n++
+		return n < 5
+	})
+	if err != nil || n != 5 {
+		t.Fatalf("n = %d, err = %v", n, err)
+	}
+}
