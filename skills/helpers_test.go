@@ -123,3 +123,7 @@ func symlink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+// newLocalAt opens a local backend over dir, for benchmarks that manage
+// their own cleanup.
+func newLocalAt(dir string) (*local.FS, error) { return local.New(dir) }
