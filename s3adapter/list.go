@@ -25,7 +25,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 		files, dirs []backend.DirEntry
 		found       bool
 	)
-	err := f.listPages(ctx, prefix, "/", func(out *s3.ListObjectsV2Output) error {
+	err := f.listPages(ctx, prefix, "/", func(out *s3.ListObjectsV2Output) (string, error) {
 		found = found || len(out.Contents) > 0 || len(out.CommonPrefixes) > 0
 		for _, o := range out.Contents {
 			name := strings.TrimPrefix(aws.ToString(o.Key), prefix)
@@ -41,7 +41,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 			}
 			dirs = append(dirs, dirEntry(name))
 		}
-		return nil
+		return "", nil
 	})
 	if err != nil {
 		return nil, pathError("list", dir, err)
@@ -80,8 +80,10 @@ func dirEntry(name string) backend.DirEntry {
 }
 
 // listPages lists the keys below prefix (grouped by delimiter when it is
-// not empty), 1000 per request, calling fn for each page in order.
-func (f *FS) listPages(ctx context.Context, prefix, delimiter string, fn func(*s3.ListObjectsV2Output) error) error {
+// not empty), 1000 per request, calling fn for each page in order. When
+// fn returns a key, the listing goes on after that key instead of where
+// the page ended, skipping what lies between.
+func (f *FS) listPages(ctx context.Context, prefix, delimiter string, fn func(*s3.ListObjectsV2Output) (string, error)) error {
 	in := &s3.ListObjectsV2Input{
 		Bucket:  &f.bucket,
 		Prefix:  aws.String(prefix),
@@ -95,18 +97,29 @@ func (f *FS) listPages(ctx context.Context, prefix, delimiter string, fn func(*s
 		if err != nil {
 			return err
 		}
-		if err := fn(out); err != nil {
+		after, err := fn(out)
+		if err != nil {
 			return err
 		}
 		if !aws.ToBool(out.IsTruncated) || aws.ToString(out.NextContinuationToken) == "" {
 			return nil
 		}
 		in.ContinuationToken = out.NextContinuationToken
+		if after != "" {
+			in.ContinuationToken, in.StartAfter = nil, aws.String(after)
+		}
 	}
 }
 
+// skipPast follows a directory's key prefix to make a key that sorts
+// after (nearly) every key below it: U+10FFFF is the greatest code
+// point. Keys below it that sort even later are still skipped, one by
+// one.
+const skipPast = "\U0010FFFF"
+
 // Walk calls fn for every entry below dir with one recursive listing: one
-// request per 1000 keys, whatever the depth. Entries come in key order,
+// request per 1000 keys, whatever the depth (a directory skipped with
+// fs.SkipDir costs no further requests). Entries come in key order,
 // except that a file is reported once the listing has shown it is not
 // also a directory (see the package documentation); every directory is
 // reported once, before its contents. fs.SkipDir from fn for a directory
@@ -119,15 +132,21 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 	prefix := f.dirPrefix(dir)
 	w := &walker{root: dir, fn: fn, valid: f.representable}
 	found := false
-	err := f.listPages(ctx, prefix, "", func(out *s3.ListObjectsV2Output) error {
+	err := f.listPages(ctx, prefix, "", func(out *s3.ListObjectsV2Output) (string, error) {
 		found = found || len(out.Contents) > 0
+		last := ""
 		for _, o := range out.Contents {
-			rel := strings.TrimPrefix(aws.ToString(o.Key), prefix)
-			if err := w.add(rel, fileEntry("", o)); err != nil {
-				return err
+			last = strings.TrimPrefix(aws.ToString(o.Key), prefix)
+			if err := w.add(last, fileEntry("", o)); err != nil {
+				return "", err
 			}
 		}
-		return nil
+		// Still inside a skipped directory: jump past it rather than
+		// page through its keys.
+		if w.skip != "" && strings.HasPrefix(last, w.skip) {
+			return prefix + w.skip + skipPast, nil
+		}
+		return "", nil
 	})
 	if err == nil {
 		err = w.finish()
