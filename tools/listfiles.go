@@ -125,6 +125,8 @@ func (s *Set) rgErr(err error, display string) error {
 		return retryf("ripgrep (rg) is not installed. Use search_files or find_files instead.")
 	case errors.Is(err, rg.ErrTimeout):
 		return retryf("ripgrep did not finish within %s. Search a smaller directory or narrow the search with glob or file_type.", s.opts.RipgrepTimeout)
+	case errors.As(err, &usage) && (strings.HasPrefix(usage.Message, "regex parse error") || strings.HasPrefix(usage.Message, "the literal")):
+		return retryf("Invalid regex pattern: %s", s.scrub(usage.Message))
 	case errors.As(err, &usage):
 		return retryf("%s", s.scrub(usage.Message))
 	}
