@@ -2,7 +2,12 @@ package tools
 
 import (
 	"context"
+	"io/fs"
+	"sort"
+	"strings"
 	"testing"
+
+	"github.com/fencefs/fencefs/backend"
 )
 
 // walkTree is the tree most walker tests search.
@@ -181,4 +186,47 @@ func TestWalkerEvents(t *testing.T) {
 			t.Errorf("event %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
+}
+
+// shuffledWalker is a backend with a Walker that reports entries in an
+// order unlike the contract's (by depth, names descending), as an object
+// store listing might.
+type shuffledWalker struct{ backend.Backend }
+
+func (w shuffledWalker) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
+	type item struct {
+		name string
+		e    backend.DirEntry
+	}
+	var items []item
+	err := backend.Walk(ctx, w.Backend, dir, func(name string, e backend.DirEntry) error {
+		items = append(items, item{name, e})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		di, dj := strings.Count(items[i].name, "/"), strings.Count(items[j].name, "/")
+		if di != dj {
+			return di < dj
+		}
+		return items[i].name > items[j].name
+	})
+	for _, it := range items {
+		if err := fn(it.name, it.e); err != nil && err != fs.SkipDir {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestWalkerBackendOrder(t *testing.T) {
+	fx := backends(t)[2]
+	putTree(t, fx, walkTree)
+	s := newSet(t, shuffledWalker{fx.b}, Options{Tools: AllTools()})
+	hidden := "\n[2 hidden entries omitted; name a hidden path explicitly to include it]"
+	wantEqual(t, ok(t, s, nameFindFiles, "pattern", "**"), "a/\na/b.txt\na/c/\na/c/d.go\na.txt\nb.go\nbin.dat\nsub/\nsub/z.md"+hidden)
+	wantEqual(t, ok(t, s, nameSearchFiles, "pattern", "needle", "path", "a"), "a/b.txt:1:needle in a/b\na/c/d.go:2:// needle")
+	wantEqual(t, ok(t, s, nameListFiles), "a/b.txt\na/c/d.go\na.txt\nb.go\nbin.dat\nsub/z.md"+hidden)
 }
