@@ -126,3 +126,21 @@ func TestRipgrepMissingAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExplicitGlobKeepsDotfilesHidden: ripgrep prints dotfiles a --glob
+// names; the walkers never show them.
+func TestExplicitGlobKeepsDotfilesHidden(t *testing.T) {
+	forEach(t, func(t *testing.T, fx fixture) {
+		if fx.dir != "" {
+			needRG(t)
+		}
+		fx.put(t, ".secret.go", "needle\n")
+		fx.put(t, "a/.inner.go", "needle\n")
+		fx.put(t, "a/b.go", "needle\n")
+		s := newSet(t, fx.b, Options{Tools: AllTools()})
+		notice := "\n[1 hidden entries omitted; name a hidden path explicitly to include it]"
+		wantEqual(t, ok(t, s, nameListFiles, "glob", "*.go"), "a/b.go"+notice)
+		wantEqual(t, ok(t, s, nameListFiles, "glob", ".*"), "No files found."+notice)
+		wantEqual(t, ok(t, s, nameGrep, "pattern", "needle", "glob", "*.go"), "a/b.go:1:needle"+notice)
+	})
+}

@@ -1,6 +1,8 @@
 package rg
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -273,4 +275,17 @@ func TestTypeGlobs(t *testing.T) {
 	if _, ok := TypeGlobs("no-such-type"); ok {
 		t.Fatal("unknown type found")
 	}
+}
+
+// FuzzParseJSON feeds arbitrary output to the JSON reader: it must never
+// panic, and a path it reports comes from a begin message.
+func FuzzParseJSON(f *testing.F) {
+	f.Add([]byte(`{"type":"begin","data":{"path":{"text":"./a"}}}` + "\n" +
+		`{"type":"match","data":{"path":{"text":"./a"},"lines":{"bytes":"/w=="},"line_number":1}}` + "\n" +
+		`{"type":"end","data":{"path":{"text":"./a"},"binary_offset":null}}` + "\n"))
+	f.Add([]byte(`{"type":"end","data":{"binary_offset":5}}`))
+	f.Add([]byte("{\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = parseJSON(bufio.NewReader(bytes.NewReader(data)), 0, func(File) bool { return true })
+	})
 }
