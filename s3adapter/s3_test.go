@@ -335,26 +335,48 @@ func TestUnrepresentableKeys(t *testing.T) {
 	}
 }
 
-// TestMultipartRoundTrip writes a file of three parts and checks the
-// content, the request sequence and that no upload is left.
-func TestMultipartRoundTrip(t *testing.T) {
-	for _, mode := range []struct {
-		name     string
-		required bool
-	}{{"DefaultChecksums", false}, {"ChecksumWhenRequired", true}} {
-		t.Run(mode.name, func(t *testing.T) {
-			srv := s3srv.Get(t)
+// TestWritePaths writes files on each side of the multipart threshold,
+// with thresholds below, at and above the part size and with both
+// checksum modes, and checks the content, the requests sent and that no
+// upload is left behind.
+func TestWritePaths(t *testing.T) {
+	const part = s3adapter.MinPartSize
+	tests := []struct {
+		name      string
+		required  bool
+		threshold int64
+		size      int
+		// wantPuts is the number of PutObject, UploadPart and
+		// CompleteMultipartUpload requests (the upload's creation aside).
+		wantPuts int64
+	}{
+		{"SinglePartAtThreshold", false, 0, part, 1},
+		{"MultipartJustAbove", false, 0, part + 1, 3},
+		{"ThreePartsDefaultChecksums", false, 0, largeFile, 4},
+		{"ThreePartsChecksumWhenRequired", true, 0, largeFile, 4},
+		{"ThresholdBelowPartSize", false, 1 << 20, part + 10, 3},
+		{"ThresholdAbovePartSize", false, 2*part + 5, largeFile, 4},
+		{"Empty", false, 0, 0, 1},
+	}
+	srv := s3srv.Get(t)
+	bucket := srv.NewBucket(t.Context(), t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
-			bucket := srv.NewBucket(ctx, t)
-			cfg := srv.Config(bucket, "mp")
-			cfg.ChecksumWhenRequired = mode.required
+			prefix := strings.ToLower(tt.name)
+			c := &counter{}
+			cfg := srv.Config(bucket, prefix)
+			cfg.ChecksumWhenRequired = tt.required
+			cfg.Options.MultipartThreshold = tt.threshold
+			cfg.ClientOptions = []func(*s3.Options){func(o *s3.Options) { c.inner, o.HTTPClient = o.HTTPClient, c }}
 			f := srv.Open(t, cfg)
-			data := pattern(largeFile)
+			data := pattern(tt.size)
 			w, err := f.OpenWrite(ctx, "big.bin", backend.WriteOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer w.Close()
+			c.reset()
 			// Odd-sized writes cross the part boundaries.
 			for r := bytes.NewReader(data); r.Len() > 0; {
 				if _, err := io.CopyN(w, r, 777_777); err != nil && err != io.EOF {
@@ -364,6 +386,13 @@ func TestMultipartRoundTrip(t *testing.T) {
 			if err := w.Commit(); err != nil {
 				t.Fatal(err)
 			}
+			multipart := int64(0)
+			if tt.wantPuts > 1 {
+				multipart = 1 // CreateMultipartUpload
+			}
+			if got := c.all.Load(); got != tt.wantPuts+multipart {
+				t.Errorf("writing %d bytes sent %d requests, want %d", tt.size, got, tt.wantPuts+multipart)
+			}
 			got, err := backend.ReadFile(ctx, f, "big.bin")
 			if err != nil {
 				t.Fatal(err)
@@ -371,7 +400,7 @@ func TestMultipartRoundTrip(t *testing.T) {
 			if sha256.Sum256(got) != sha256.Sum256(data) {
 				t.Errorf("read back %d bytes that differ from the %d written", len(got), len(data))
 			}
-			if raw := rawKeys(t, srv, bucket, "mp/"); !slices.Equal(raw, []string{"big.bin"}) {
+			if raw := rawKeys(t, srv, bucket, prefix+"/"); !slices.Equal(raw, []string{"big.bin"}) {
 				t.Errorf("raw storage = %q, want [big.bin]", raw)
 			}
 		})

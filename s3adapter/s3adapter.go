@@ -77,8 +77,10 @@ const (
 // Options tune an [FS].
 type Options struct {
 	// PartSize is the size of each multipart upload part; 0 means
-	// DefaultPartSize. AWS S3 refuses parts below MinPartSize; other
-	// servers may accept smaller ones.
+	// DefaultPartSize. AWS S3 refuses parts below MinPartSize (other
+	// servers may accept smaller ones) and uploads of more than 10,000
+	// parts, so the largest file is 10,000 * PartSize (78 GiB by
+	// default).
 	PartSize int64
 	// MultipartThreshold is the largest file written with a single
 	// PutObject; larger files use a multipart upload. 0 means PartSize.

@@ -236,14 +236,6 @@ func WithFixedPort(containerPort string, hostPort int) testcontainers.CustomizeR
 	})
 }
 
-// WithBind mounts the host directory hostDir at containerDir, so that
-// the container's data survives a kill and can be inspected.
-func WithBind(hostDir, containerDir string) testcontainers.CustomizeRequestOption {
-	return testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-		hc.Binds = append(hc.Binds, hostDir+":"+containerDir)
-	})
-}
-
 // Pause freezes every process of the container (docker pause): the
 // server keeps its connections open but never answers, like a hung host.
 func Pause(ctx context.Context, c *testcontainers.DockerContainer) error {
