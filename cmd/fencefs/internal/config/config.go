@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fencefs/fencefs/tools"
@@ -52,6 +53,10 @@ type Settings struct {
 	// HTTP is the listen address of the streamable HTTP server (serve
 	// only); "" serves over stdio.
 	HTTP string
+	// Skills are the roots whose skills serve offers as MCP prompts and
+	// the skills command lists, in precedence order (serve and skills
+	// only). Each is written as a tool path from the namespace root.
+	Skills []string
 
 	// rootGiven records that --root was given, which mounts exclude.
 	rootGiven bool
@@ -135,8 +140,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // ErrHelp is returned by Parse when the command line asks for help.
 var ErrHelp = flag.ErrHelp
 
-// Parse reads the settings of the command cmd ("serve", "call" or
-// "tools") from its arguments, and from the YAML file named by --config
+// Parse reads the settings of the command cmd ("serve", "call", "tools"
+// or "skills") from its arguments, and from the YAML file named by --config
 // when there is one. It returns the settings and the positional
 // arguments. Flags come before positional arguments.
 func Parse(cmd string, args []string) (*Settings, []string, error) {
@@ -194,7 +199,7 @@ func newParser(cmd string, s *Settings) *parser {
 		return b
 	}
 	for _, d := range definitions(s, mark) {
-		if d.serveOnly && cmd != "serve" {
+		if !d.takenBy(cmd) {
 			continue
 		}
 		p.fs.Var(recorder{d.value, "--" + d.name, p}, d.name, d.usage)
@@ -249,11 +254,17 @@ func (r recorder) IsBoolFlag() bool {
 
 // definition describes one setting: its flag, usage and value.
 type definition struct {
-	name      string
-	arg       string // placeholder shown in the usage; "" for booleans
-	usage     string
-	value     flag.Value
-	serveOnly bool
+	name  string
+	arg   string // placeholder shown in the usage; "" for booleans
+	usage string
+	value flag.Value
+	// only lists the commands that take the setting; nil means all.
+	only []string
+}
+
+// takenBy reports whether the command cmd takes the setting.
+func (d definition) takenBy(cmd string) bool {
+	return d.only == nil || slices.Contains(d.only, cmd)
 }
 
 // definitions lists the settings in the order the usage shows them.
@@ -265,6 +276,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
 		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
 		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from (default: the root)", value: stringValue{&s.Cwd}},
+		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
 		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable)", value: list(&s.Allow)},
 		{name: "deny", arg: "PATTERN", usage: "deny paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny)},
 		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only, in addition to the defaults (repeatable)", value: list(&s.Protect)},
@@ -279,7 +291,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches", value: intValue{&s.MaxSearch, 1}},
 		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results", value: intValue{&s.MaxFind, 1}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
-		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, serveOnly: true},
+		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
 	}
 }
 
@@ -307,7 +319,7 @@ func (v rootValue) Set(s string) error {
 // Usage writes the usage of cmd's flags to w.
 func Usage(cmd string, w io.Writer) {
 	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
-		if d.serveOnly && cmd != "serve" {
+		if !d.takenBy(cmd) {
 			continue
 		}
 		left := "--" + d.name

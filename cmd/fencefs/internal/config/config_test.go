@@ -52,6 +52,10 @@ func TestParse(t *testing.T) {
 			settings(func(s *Settings) { s.Mounts = []Mount{ref, ws} }), []string{}},
 		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
 			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
+		{"skills in order", "serve", []string{"--mount", "ws=local:/w", "--skills", "/ws/team", "--skills", "/ws/skills"},
+			settings(func(s *Settings) { s.Mounts, s.Skills = []Mount{ws}, []string{"/ws/team", "/ws/skills"} }), []string{}},
+		{"skills command", "skills", []string{"--root", "/srv", "--skills", "skills", "--cwd", "sub"},
+			settings(func(s *Settings) { s.Root, s.rootGiven, s.Cwd, s.Skills = "/srv", true, "sub", []string{"skills"} }), []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +95,11 @@ func TestParseErrors(t *testing.T) {
 		{"serve", []string{"--log-level", "loud"}, `--log-level: "loud" is not a log level`},
 		{"serve", []string{"--http", "8080"}, `--http: "8080" is not HOST:PORT`},
 		{"call", []string{"--http", "127.0.0.1:1"}, "--http: unknown flag (see fencefs help call)"},
+		{"skills", []string{"--http", "127.0.0.1:1"}, "--http: unknown flag (see fencefs help skills)"},
+		{"call", []string{"--skills", "skills"}, "--skills: unknown flag (see fencefs help call)"},
+		{"tools", []string{"--skills", "skills"}, "--skills: unknown flag (see fencefs help tools)"},
+		{"serve", []string{"--skills", ""}, "--skills: must not be empty"},
+		{"skills", []string{"--skills"}, "missing value for -skills"},
 		{"serve", []string{"--bogus"}, "--bogus: unknown flag (see fencefs help serve)"},
 		{"serve", []string{"--max-list"}, "missing value for -max-list"},
 		{"serve", []string{"--mount", "ws"}, `--mount: "ws" is not NAME=SPEC`},
@@ -150,6 +159,7 @@ max_find: 30
 read_only: false
 no_hashes: true
 tools: [read_file, grep]
+skills: [/ws/team, /ws/skills]
 require_read: true
 log_level: warn
 http: 127.0.0.1:9000
@@ -166,6 +176,7 @@ mounts:
 		s.Tools = []string{"read_file", "grep"}
 		s.LogLevel = slog.LevelWarn
 		s.HTTP = "127.0.0.1:9000"
+		s.Skills = []string{"/ws/team", "/ws/skills"}
 		s.Mounts = []Mount{
 			{Name: "data", Spec: MountSpec{Kind: KindS3, ReadOnly: true, S3: S3Spec{Bucket: "bucket", Prefix: "tenants/t1", Region: "eu-west-1"}}},
 			{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "/w"}},
@@ -180,11 +191,18 @@ mounts:
 	}
 
 	// Flags override the file; a repeatable flag replaces its whole list.
+	got, _, err = Parse("skills", []string{"--config", file, "--skills", "/only/skills", "--skills", "/ws/skills"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/only/skills", "/ws/skills"}; !slices.Equal(got.Skills, want) || got.HTTP != "" {
+		t.Fatalf("skills command with --skills over the file: Skills %q, HTTP %q", got.Skills, got.HTTP)
+	}
 	got, rest, err := Parse("call", []string{"--max-list", "99", "--config", file, "--allow", "x", "--mount", "only=local:/o", "--log-level", "error", "file_info"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want.MaxList, want.Allow, want.LogLevel, want.HTTP = 99, []string{"x"}, slog.LevelError, ""
+	want.MaxList, want.Allow, want.LogLevel, want.HTTP, want.Skills = 99, []string{"x"}, slog.LevelError, "", nil
 	want.Mounts = []Mount{{Name: "only", Spec: MountSpec{Kind: KindLocal, Dir: "/o"}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("with flags: got\n%+v\nwant\n%+v", got, want)
@@ -206,6 +224,8 @@ func TestParseConfigFileErrors(t *testing.T) {
 		{"tools: [read_file, rm]\n", `:1: tools: unknown tool "rm"`},
 		{"allow:\n  - ok\n  - \"\"\n", `:3: allow: invalid pattern "": empty pattern`},
 		{"allow: {a: b}\n", ":1: allow: expected a string or a list of strings"},
+		{"skills:\n  - /ws/skills\n  - \"\"\n", ":3: skills: must not be empty"},
+		{"skills: {a: b}\n", ":1: skills: expected a string or a list of strings"},
 		{"mounts:\n  ws: s3://\n", `:2: mount "ws": s3: the bucket name is empty`},
 		{"mounts: [a]\n", ":1: mounts: expected a mapping of mount name to spec"},
 		{"mounts:\n  ws: {a: b}\n", ":2: mounts: expected NAME: SPEC"},
@@ -229,15 +249,29 @@ func TestParseConfigFileErrors(t *testing.T) {
 }
 
 func TestParseConfigFileServeKeysElsewhere(t *testing.T) {
-	// One file configures every command: serve's keys are ignored by the
-	// others instead of refused.
-	file := writeConfig(t, "http: 127.0.0.1:1\nmax_find: 3\n")
+	// One file configures every command: a key of another command is
+	// ignored instead of refused.
+	file := writeConfig(t, "http: 127.0.0.1:1\nmax_find: 3\nskills: [a, b]\n")
 	s, _, err := Parse("call", []string{"--config", file})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.HTTP != "" || s.MaxFind != 3 {
-		t.Fatalf("got HTTP %q MaxFind %d", s.HTTP, s.MaxFind)
+	if s.HTTP != "" || s.MaxFind != 3 || s.Skills != nil {
+		t.Fatalf("got HTTP %q MaxFind %d Skills %q", s.HTTP, s.MaxFind, s.Skills)
+	}
+	s, _, err = Parse("skills", []string{"--config", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.HTTP != "" || s.MaxFind != 3 || !slices.Equal(s.Skills, []string{"a", "b"}) || s.LogLevel != slog.LevelWarn {
+		t.Fatalf("skills command: got HTTP %q MaxFind %d Skills %q LogLevel %v", s.HTTP, s.MaxFind, s.Skills, s.LogLevel)
+	}
+	s, _, err = Parse("serve", []string{"--config", writeConfig(t, "skills: one\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Skills, []string{"one"}) {
+		t.Fatalf("a single skills root as a string: %q", s.Skills)
 	}
 }
 
@@ -271,9 +305,10 @@ func TestToolOptions(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	var serve, call bytes.Buffer
+	var serve, call, skills bytes.Buffer
 	Usage("serve", &serve)
 	Usage("call", &call)
+	Usage("skills", &skills)
 	for _, flag := range []string{"--root DIR", "--mount NAME=SPEC", "--max-list N", "--no-hashes", "--config FILE"} {
 		if !strings.Contains(call.String(), flag) {
 			t.Errorf("call usage lacks %q:\n%s", flag, call.String())
@@ -281,6 +316,13 @@ func TestUsage(t *testing.T) {
 	}
 	if !strings.Contains(serve.String(), "--http ADDR") || strings.Contains(call.String(), "--http") {
 		t.Errorf("--http must be listed for serve only:\nserve:\n%s\ncall:\n%s", serve.String(), call.String())
+	}
+	const skillsFlag = "--skills ROOT              offer the skills under ROOT as MCP prompts (repeatable; earlier roots win)"
+	if !strings.Contains(serve.String(), skillsFlag) || !strings.Contains(skills.String(), skillsFlag) || strings.Contains(call.String(), "--skills") {
+		t.Errorf("--skills must be listed for serve and skills only:\nserve:\n%s\nskills:\n%s\ncall:\n%s", serve.String(), skills.String(), call.String())
+	}
+	if strings.Contains(skills.String(), "--http") || !strings.Contains(skills.String(), "--mount NAME=SPEC") {
+		t.Errorf("skills usage:\n%s", skills.String())
 	}
 }
 

@@ -53,10 +53,10 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 	name := strings.ReplaceAll(key, "_", "-")
 	f := p.fs.Lookup(name)
 	switch {
-	case strings.Contains(key, "-") || key == "config" || key == "mount" || f == nil && !isServeOnly(name):
+	case strings.Contains(key, "-") || key == "config" || key == "mount" || f == nil && !isSetting(name):
 		return &Error{Where: at(file, k), Setting: key, Err: fmt.Errorf("unknown setting; valid settings: %s", strings.Join(p.fileKeys(), ", "))}
 	case f == nil:
-		return nil // a serve setting read by another command: the file serves all of them
+		return nil // another command's setting: the file serves all of them
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 		return nil
 	}
@@ -136,15 +136,16 @@ func resolve(n *yaml.Node) *yaml.Node {
 
 // isList reports whether the setting takes a YAML list.
 func isList(name string) bool {
-	return slices.Contains([]string{"allow", "deny", "protect", "tools"}, name)
+	return slices.Contains([]string{"allow", "deny", "protect", "tools", "skills"}, name)
 }
 
 func at(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d", file, n.Line) }
 
-func isServeOnly(name string) bool {
+// isSetting reports whether name is the flag of a setting of any command.
+func isSetting(name string) bool {
 	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
 		if d.name == name {
-			return d.serveOnly
+			return true
 		}
 	}
 	return false

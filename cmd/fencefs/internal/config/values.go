@@ -103,6 +103,15 @@ func (v listValue) Set(s string) error {
 	return nil
 }
 
+// checkNotEmpty refuses an empty value; the rest of a skills root's
+// spelling depends on the namespace and is checked when it is opened.
+func checkNotEmpty(s string) error {
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	return nil
+}
+
 func checkPattern(p string) error {
 	if err := policy.ValidatePattern(p); err != nil {
 		var pe *policy.PatternError
