@@ -71,11 +71,7 @@ func (f *FS) checkWritable(ctx context.Context, name string) error {
 // checkAncestors walks down to dir (itself included) and fails with
 // backend.ErrNotDir at the first object that is not also a directory.
 func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
-	for i := 0; i <= len(dir); i++ {
-		if i < len(dir) && dir[i] != '/' {
-			continue
-		}
-		a := dir[:i]
+	for _, a := range dirLevels(dir) {
 		isFile, err := f.objectExists(ctx, a)
 		if err != nil {
 			return pathError(op, name, err)
