@@ -30,8 +30,9 @@
 // sent with one PutObject at Commit; a larger file becomes a multipart
 // upload whose parts are sent while the caller writes, with at most two
 // parts in memory whatever the file's size. Commit completes the upload;
-// Close without Commit, or a failed Commit, aborts it so that no parts
-// are left behind. Preconditions are S3 conditional writes, on PutObject
+// Close without a successful Commit aborts it, so that no parts are left
+// behind (a failed Commit leaves the abort to Close, so that Commit
+// itself fails by its context's deadline even when the server hangs). Preconditions are S3 conditional writes, on PutObject
 // and CompleteMultipartUpload alike: If-None-Match: * for CreateOnly and
 // If-Match with the ETag for MatchVersion. MatchHash reads the current
 // object, hashes it and then writes with If-Match on the ETag it read, so
