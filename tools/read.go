@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -123,6 +124,16 @@ func (s *Set) fileErr(err error, display string) error {
 	return s.storageErr(err, display)
 }
 
+// bufReader returns a pooled read-ahead buffer over r; scanFile returns
+// it to the pool. Reusing the 64 KiB buffers keeps small reads cheap.
+func (s *Set) bufReader(r io.Reader) *bufio.Reader {
+	if br, ok := s.readers.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, readBufferSize)
+}
+
 // window is the part of a file read_file shows.
 type window struct {
 	offset, limit int
@@ -140,8 +151,10 @@ type scanResult struct {
 	lines    int
 	hash     string
 	// shown holds the display text of the lines collected for the window,
-	// each ending in "\n", from line offset+1 on.
-	shown []string
+	// each ending in "\n", from line offset+1 on; shownChars their lengths
+	// in characters.
+	shown      []string
+	shownChars []int
 	// firstLen is the length in characters of line offset+1, including
 	// its terminator.
 	firstLen int
@@ -167,7 +180,8 @@ func (hr *hashingReader) Read(p []byte) (int, error) {
 // (or, with a character cap, what could fit it) in memory.
 func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResult, error) {
 	hr := &hashingReader{r: r, h: sha256.New()}
-	br := bufio.NewReaderSize(hr, readBufferSize)
+	br := s.bufReader(hr)
+	defer s.readers.Put(br)
 	head, err := br.Peek(binaryPrefix)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -214,6 +228,7 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	res.lines = c.line
 	res.hash = hex.EncodeToString(hr.h.Sum(nil))
 	res.shown = c.shown
+	res.shownChars = c.shownChars
 	res.firstLen = c.first.total()
 	return res, nil
 }
@@ -274,6 +289,7 @@ type collector struct {
 	collecting bool
 	chars      int
 	shown      []string
+	shownChars []int
 	first      runeCounter
 }
 
@@ -315,8 +331,10 @@ func (c *collector) endLine() {
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
+	n := utf8.RuneCountInString(text)
 	c.shown = append(c.shown, text)
-	c.chars += utf8.RuneCountInString(text)
+	c.shownChars = append(c.shownChars, n)
+	c.chars += n
 	if c.win.maxChars > 0 && c.chars > c.win.maxChars {
 		c.collecting = false
 	}
@@ -333,36 +351,57 @@ func (s *Set) formatRead(display string, scan *scanResult, win window) string {
 	if scan.lines == 0 {
 		return header + "(empty file)\n"
 	}
-	body := make([]string, len(scan.shown))
-	for i, text := range scan.shown {
-		body[i] = fmt.Sprintf("%6d\t%s", win.offset+1+i, text)
-	}
-	k := len(body)
+	k := len(scan.shown)
 	if win.maxChars > 0 {
-		total := utf8.RuneCountInString(header)
-		fit := 0
-		for fit < k && total+utf8.RuneCountInString(body[fit]) <= win.maxChars {
-			total += utf8.RuneCountInString(body[fit])
-			fit++
-		}
-		for fit > 0 && total+utf8.RuneCountInString(readHint(scan.lines, win.offset+fit)) > win.maxChars {
-			fit--
-			total -= utf8.RuneCountInString(body[fit])
-		}
-		k = fit
+		k = fitWindow(utf8.RuneCountInString(header), scan, win)
 		if k == 0 {
 			n := win.offset + 1
 			return header + fmt.Sprintf("... (Line %d is %s characters and does not fit the read window. Use offset=%d to skip it.)\n",
 				n, withCommas(scan.firstLen), n)
 		}
 	}
+	size := len(header)
+	for _, text := range scan.shown[:k] {
+		size += len(text) + 8
+	}
 	var b strings.Builder
+	b.Grow(size + 80)
 	b.WriteString(header)
-	for _, line := range body[:k] {
-		b.WriteString(line)
+	var num [20]byte
+	for i, text := range scan.shown[:k] {
+		b.Write(lineNumber(num[:0], win.offset+1+i))
+		b.WriteString(text)
 	}
 	b.WriteString(readHint(scan.lines, win.offset+k))
 	return b.String()
+}
+
+// fitWindow returns how many of the collected lines fit MaxReadChars with
+// the header (of headerChars characters) and the continuation hint.
+func fitWindow(headerChars int, scan *scanResult, win window) int {
+	total, fit := headerChars, 0
+	lineChars := func(i int) int { return len(lineNumber(nil, win.offset+1+i)) + scan.shownChars[i] }
+	for fit < len(scan.shown) && total+lineChars(fit) <= win.maxChars {
+		total += lineChars(fit)
+		fit++
+	}
+	for fit > 0 && total+utf8.RuneCountInString(readHint(scan.lines, win.offset+fit)) > win.maxChars {
+		fit--
+		total -= lineChars(fit)
+	}
+	return fit
+}
+
+// lineNumber appends the 1-based line number n right-aligned in six
+// columns and a tab, as read_file prints it.
+func lineNumber(dst []byte, n int) []byte {
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], int64(n), 10)
+	for i := len(digits); i < 6; i++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, digits...)
+	return append(dst, '\t')
 }
 
 // readHint is the continuation line when lines remain after next.

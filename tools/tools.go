@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
@@ -51,6 +52,8 @@ type Set struct {
 
 	guard readGuard
 	locks pathLocks
+	// readers pools the read-ahead buffers of streamed reads.
+	readers sync.Pool
 }
 
 // Tool is one tool of a Set.

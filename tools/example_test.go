@@ -1,0 +1,77 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/tools"
+)
+
+func ExampleNew() {
+	dir, err := os.MkdirTemp("", "fencefs-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	b, err := local.New(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.Close()
+
+	set, err := tools.New(b, tools.Options{NoContentHashes: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	out, _ := set.Call(ctx, "write_file", json.RawMessage(`{"path": "notes.md", "content": "# Notes\nfencefs\n"}`))
+	fmt.Println(out)
+	out, _ = set.Call(ctx, "read_file", json.RawMessage(`{"path": "notes.md"}`))
+	fmt.Print(out)
+	_, err = set.Call(ctx, "read_file", json.RawMessage(`{"path": "../outside.txt"}`))
+	fmt.Println(err, tools.IsRetry(err))
+	// Output:
+	// Wrote 16 chars (2 lines) to notes.md.
+	// [notes.md | 2 lines]
+	//      1	# Notes
+	//      2	fencefs
+	// Path '../outside.txt' resolves outside the root directory. true
+}
+
+func ExampleOptions_OnChangeRequest() {
+	dir, _ := os.MkdirTemp("", "fencefs-example")
+	defer os.RemoveAll(dir)
+	b, _ := local.New(dir)
+	defer b.Close()
+
+	set, _ := tools.New(b, tools.Options{
+		OnChangeRequest: func(ctx context.Context, req *tools.ChangeRequest) error {
+			fmt.Printf("%s %s:\n%s\n", req.Operation, req.Path, req.Diff)
+			if req.Operation == tools.OpEdit {
+				req.Cancel("edits need a review")
+			}
+			return nil
+		},
+	})
+	ctx := context.Background()
+	set.Call(ctx, "write_file", json.RawMessage(`{"path": "a.txt", "content": "one\n"}`))
+	out, _ := set.Call(ctx, "edit_file", json.RawMessage(`{"path": "a.txt", "old_text": "one", "new_text": "two"}`))
+	fmt.Println(out)
+	// Output:
+	// write a.txt:
+	// --- a/a.txt
+	// +++ b/a.txt
+	// @@ -0,0 +1 @@
+	// +one
+	// edit a.txt:
+	// --- a/a.txt
+	// +++ b/a.txt
+	// @@ -1 +1 @@
+	// -one
+	// +two
+	// ['a.txt' was not edited: edits need a review]
+}
