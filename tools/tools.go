@@ -15,6 +15,17 @@
 // the namespace (symlinks included), and judged by the access policy
 // before storage is touched; every write is atomic and carries a
 // precondition, so a concurrent change is reported instead of overwritten.
+//
+// Where the tool contract leaves room, the tools choose as follows.
+// edit_file counts overlapping occurrences ("aa" occurs twice in "aaa"),
+// since either could be meant; when old_text has bare "\n" line endings,
+// is not found, and the file uses "\r\n", it is matched with "\r\n" line
+// endings and new_text is given the same, so a CRLF file stays CRLF.
+// expected_hash accepts the 12 characters shown, with or without the
+// "hash:" prefix, or any longer prefix of the full SHA-256. Events carry
+// the full lowercase hex SHA-256, of which results show the first 12
+// characters. A conflict on a file that is missing on one side names its
+// hash as "none".
 package tools
 
 import (
@@ -171,14 +182,31 @@ func (s *Set) Tool(name string) (*Tool, bool) {
 	return t, ok
 }
 
-// Call runs the named tool with its JSON arguments. An unknown or
-// unconfigured name is a fatal error.
+// Call runs the named tool with its JSON arguments. A tool that changes
+// storage, called on a read-only Set, is a retry naming the path (the
+// model may act elsewhere); any other unknown or unconfigured name is a
+// fatal error.
 func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	t, ok := s.byName[name]
 	if !ok {
+		if s.opts.ReadOnly && slices.Contains(AllTools(), name) && !slices.Contains(ReadOnlyTools(), name) {
+			return "", readOnlySetErr(name, args)
+		}
 		return "", fmt.Errorf("tools: unknown tool %q", name)
 	}
 	return t.Call(ctx, args)
+}
+
+// readOnlySetErr refuses a change on a read-only Set, naming the path when
+// the arguments give one.
+func readOnlySetErr(tool string, args json.RawMessage) error {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) == nil && a.Path != "" && !hasControl(a.Path) {
+		return retryf("Path '%s' cannot be changed: this tool set is read-only.", a.Path)
+	}
+	return retryf("%s is not available: this tool set is read-only.", tool)
 }
 
 // Rooted reports whether the Set's namespace is rooted: tool paths and

@@ -159,8 +159,12 @@ func TestWriteFileReadOnly(t *testing.T) {
 		"Path 'd' is on read-only storage and cannot be changed. Write somewhere else.")
 
 	ro := newSet(t, newMemFS(), Options{ReadOnly: true})
-	if _, err := ro.Call(context.Background(), "write_file", args(t, "path", "f", "content", "")); err == nil || IsRetry(err) {
-		t.Errorf("write_file on a read-only set: %v, want a fatal unknown-tool error", err)
+	wantEqual(t, retry(t, ro, "write_file", "path", "f", "content", ""), "Path 'f' cannot be changed: this tool set is read-only.")
+	wantEqual(t, retry(t, ro, "create_directory", "path", "d"), "Path 'd' cannot be changed: this tool set is read-only.")
+	wantEqual(t, retry(t, ro, "edit_file"), "edit_file is not available: this tool set is read-only.")
+	// A tool left out by name stays unknown.
+	if _, err := newSet(t, newMemFS(), Options{Tools: []string{"read_file"}}).Call(context.Background(), "write_file", args(t, "path", "f")); err == nil || IsRetry(err) {
+		t.Errorf("an unconfigured tool: %v, want a fatal error", err)
 	}
 }
 
