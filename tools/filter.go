@@ -3,8 +3,7 @@ package tools
 // Shared walk-entry filtering. Contract for the walker files (walk.go,
 // search.go, find.go, listfiles.go, grep.go), all in package tools:
 //
-// Constructors (called by Set.build in tools.go; the stubs in
-// pending_walkers.go go away when the real ones land):
+// Constructors (called by Set.build in tools.go):
 //
 //	func (s *Set) searchFilesTool() *Tool
 //	func (s *Set) findFilesTool() *Tool
