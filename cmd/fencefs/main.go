@@ -7,6 +7,7 @@
 //	fencefs serve [flags]             run an MCP server (stdio, or streamable HTTP with --http ADDR)
 //	fencefs call [flags] TOOL [JSON]  run one tool once; JSON arguments from the argument or stdin
 //	fencefs tools [flags]             print the configured tools and their JSON schemas
+//	fencefs skills [flags]            list the skills under the --skills roots, and any problems
 //	fencefs version                   print the version
 //	fencefs help [COMMAND]            print this help or a command's flags
 //
@@ -33,6 +34,20 @@
 // flag names as keys (using "_" for "-"), lists for repeatable flags and a
 // "mounts" map of name to spec; flags on the command line override the
 // file. Bad settings are refused at start-up with a message naming them.
+//
+// --skills ROOT (repeatable, serve and skills only) names a directory of
+// agent skills: each subdirectory holding a SKILL.md with name and
+// description in its YAML front matter. ROOT is written as a tool path from
+// the namespace root (/ws/skills under mounts, skills or an absolute path
+// inside --root otherwise); when two roots hold a skill of the same name
+// the earlier root wins. serve offers every skill as an MCP prompt whose
+// text is the skill's instructions and the path of its files, which the
+// model then reads with the file tools; the skills are found once at
+// start-up and read afresh each time a prompt is got. The skills are read
+// from the storage directly, not through --allow, --deny or --protect.
+// skills lists them with the copies they shadow and the problems found,
+// and exits 0 even with problems; without --skills, or when a root cannot
+// be used at all, it exits 1.
 //
 // serve writes nothing but protocol messages to stdout; logs go to stderr
 // (--log-level debug|info|warn|error). Over HTTP the endpoint is
@@ -80,7 +95,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
-	case "serve", "call", "tools":
+	case "serve", "call", "tools", "skills":
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "fencefs", version())
 		return exitOK
@@ -105,6 +120,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return serve(ctx, s, rest, stdin, stdout, stderr)
 	case "call":
 		return call(ctx, s, rest, stdin, stdout, stderr)
+	case "skills":
+		return listSkills(ctx, s, rest, stdout, stderr)
 	default:
 		return listTools(ctx, s, rest, stdout, stderr)
 	}
@@ -116,12 +133,14 @@ Usage:
   fencefs serve [flags]             run an MCP server (stdio, or streamable HTTP with --http ADDR)
   fencefs call [flags] TOOL [JSON]  run one tool once (JSON from the argument or stdin)
   fencefs tools [flags]             print the configured tools and their JSON schemas
+  fencefs skills [flags]            list the skills under the --skills roots, and any problems
   fencefs version                   print the version
   fencefs help [COMMAND]            print this help, or a command's flags
 
 Examples:
   fencefs serve --root ~/project
   fencefs serve --mount ws=local:./workspace --mount 'data=s3://bucket/tenant1?region=eu-west-1&ro=1'
+  fencefs serve --mount ws=local:./workspace --mount team=local:./team-skills:ro --skills /ws/skills --skills /team
   fencefs call read_file '{"path": "README.md"}'
 
 Mount specs (--mount NAME=SPEC; the namespace is then rooted at /NAME):
@@ -141,9 +160,15 @@ func usage(w io.Writer) {
 // commandUsage writes the synopsis and flags of cmd.
 func commandUsage(cmd string, w io.Writer) {
 	synopsis := map[string]string{
-		"serve": "fencefs serve [flags]\n\nRuns an MCP server offering the file tools, over stdio or, with --http, streamable HTTP at /mcp.",
+		"serve": "fencefs serve [flags]\n\nRuns an MCP server offering the file tools, over stdio or, with --http, streamable HTTP at /mcp.\n" +
+			"With --skills ROOT, the skills found there at start-up are offered as MCP prompts; getting one\n" +
+			"gives the skill's instructions and the path of its files. ROOT is a tool path from the namespace\n" +
+			"root (/NAME/... with mounts); skills are read directly, not through --allow/--deny/--protect.",
 		"call":  "fencefs call [flags] TOOL [JSON]\n\nRuns one tool once with JSON arguments (the argument, or stdin when absent).\nExit 0: the result on stdout. Exit 2: an error the model could correct, on stdout.\nExit 1: an unknown tool, bad settings or a fatal error, on stderr.",
 		"tools": "fencefs tools [flags]\n\nPrints the configured tools as a JSON array of {name, description, inputSchema, annotations}.",
+		"skills": "fencefs skills [flags]\n\nLists the skills under the --skills roots (earlier roots win), the copies they shadow and any\n" +
+			"problems (such as a malformed SKILL.md), as serve would offer them.\n" +
+			"Exit 0 when discovery ran, problems included. Exit 1 without --skills, or on a fatal error.",
 	}
 	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", synopsis[cmd])
 	config.Usage(cmd, w)
@@ -156,7 +181,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	switch args[0] {
-	case "serve", "call", "tools":
+	case "serve", "call", "tools", "skills":
 		commandUsage(args[0], stdout)
 		return exitOK
 	}

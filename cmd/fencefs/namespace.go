@@ -23,6 +23,8 @@ import (
 
 // namespace is the opened storage and the tools over it.
 type namespace struct {
+	// b is the storage the tools work on; skills are read from it too.
+	b       backend.Backend
 	set     *tools.Set
 	closers []io.Closer
 }
@@ -41,6 +43,7 @@ func (n *namespace) Close() error {
 func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger) (*namespace, error) {
 	n := &namespace{}
 	b, err := n.open(ctx, s, logger)
+	n.b = b
 	if err == nil {
 		opts := s.ToolOptions()
 		opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }

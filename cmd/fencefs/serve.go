@@ -36,6 +36,15 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 	}
 	defer ns.Close()
 	server := newServer(ns.set, s, logger)
+	if len(s.Skills) > 0 {
+		loader, cat, err := discoverSkills(ctx, ns, s)
+		if err != nil {
+			fmt.Fprintf(stderr, "fencefs: %v\n", err)
+			return exitFatal
+		}
+		logCatalog(logger, cat)
+		addSkillPrompts(server, loader, cat, logger)
+	}
 	if s.HTTP != "" {
 		err = serveHTTP(ctx, server, s.HTTP, logger)
 	} else {

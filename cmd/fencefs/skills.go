@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/skills"
+)
+
+// discoverSkills finds the skills under the --skills roots of s on the
+// namespace's storage. Problems with single skills are in the catalog; the
+// error, naming --skills, is for a root that cannot be spelt so in this
+// namespace or a discovery that cannot finish (too many skills).
+func discoverSkills(ctx context.Context, ns *namespace, s *config.Settings) (*skills.Loader, *skills.Catalog, error) {
+	// Options.Cwd makes read paths on a plain local root relative to the
+	// tools' working directory, so that read_file accepts them as given.
+	loader, err := skills.New(ns.b, s.Skills, skills.Options{Cwd: s.Cwd})
+	if err != nil {
+		return nil, nil, skillsSettingError(err)
+	}
+	cat, err := loader.Discover(ctx)
+	if err != nil {
+		return nil, nil, skillsSettingError(err)
+	}
+	return loader, cat, nil
+}
+
+// skillsSettingError names --skills in place of the package's own prefix.
+func skillsSettingError(err error) error {
+	return fmt.Errorf("--skills: %s", strings.TrimPrefix(err.Error(), "skills: "))
+}
+
+// logCatalog logs what serve's discovery found: a warning per problem,
+// so a broken manifest is noticed, and the shadowed copies at info level.
+func logCatalog(logger *slog.Logger, cat *skills.Catalog) {
+	for _, p := range cat.Problems {
+		logger.Warn("skill problem", "root", p.Root, "path", p.Path, "reason", p.Reason)
+	}
+	for _, sh := range cat.Shadowed {
+		logger.Info("skill shadowed", "skill", sh.Skill.Name, "path", sh.Skill.Path, "in_use", sh.By.Path)
+	}
+	names := make([]string, len(cat.Skills))
+	for i, sk := range cat.Skills {
+		names[i] = sk.Name
+	}
+	logger.Info("skills offered as prompts", "roots", cat.Roots, "skills", names, "problems", len(cat.Problems))
+}
+
+// addSkillPrompts registers every skill of cat as an MCP prompt. Getting
+// the prompt activates the skill afresh, so an edited SKILL.md is served
+// as it is now; a skill that can no longer be activated is a JSON-RPC
+// error for the host, and is logged.
+func addSkillPrompts(server *mcp.Server, loader *skills.Loader, cat *skills.Catalog, logger *slog.Logger) {
+	for _, sk := range cat.Skills {
+		server.AddPrompt(&mcp.Prompt{Name: sk.Name, Description: sk.Description},
+			func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				a, err := loader.Activate(ctx, sk.Name)
+				if err != nil {
+					logger.Log(ctx, activationLevel(err), "skill activation failed", "skill", sk.Name, "error", err)
+					return nil, err
+				}
+				logger.DebugContext(ctx, "skill activated", "skill", sk.Name, "read_path", a.ReadPath)
+				return &mcp.GetPromptResult{
+					Description: a.Skill.Description,
+					Messages: []*mcp.PromptMessage{{
+						Role:    "user",
+						Content: &mcp.TextContent{Text: skills.PromptText(a)},
+					}},
+				}, nil
+			})
+	}
+}
+
+// activationLevel is a warning for a skill that was removed or broken
+// since start-up, an error for a failure of the storage.
+func activationLevel(err error) slog.Level {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return slog.LevelInfo
+	case errors.Is(err, skills.ErrNotFound):
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
+// listSkills prints the skills under the --skills roots, the copies they
+// shadow and the problems found: fencefs skills [flags].
+func listSkills(ctx context.Context, s *config.Settings, rest []string, stdout, stderr io.Writer) int {
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "fencefs: skills takes no arguments, got %q\n", rest)
+		return exitFatal
+	}
+	if len(s.Skills) == 0 {
+		fmt.Fprintln(stderr, "fencefs: skills: no skill roots given; add --skills ROOT (repeatable), or a skills list to the config file")
+		return exitFatal
+	}
+	ns, err := openNamespace(ctx, s, newLogger(stderr, s.LogLevel))
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	defer ns.Close()
+	_, cat, err := discoverSkills(ctx, ns, s)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	if _, err := io.WriteString(stdout, skills.Format(cat)); err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	return exitOK
+}
