@@ -45,3 +45,17 @@ func ExampleParse() {
 	// 200 [read_file {"path":"/ws/a.txt"}]
 	// --max-list: must be > 0, got 0
 }
+
+func ExampleParse_skills() {
+	s, _, err := config.Parse("serve", []string{"--mount", "ws=local:./workspace", "--mount", "team=local:./team-skills:ro", "--skills", "/team", "--skills", "/ws/skills"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.Skills)
+
+	_, _, err = config.Parse("call", []string{"--skills", "/team"})
+	fmt.Println(err)
+	// Output:
+	// [/team /ws/skills]
+	// --skills: unknown flag (see fencefs help call)
+}
