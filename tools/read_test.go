@@ -333,6 +333,7 @@ func TestReadFileMemoryIsBoundedByTheWindow(t *testing.T) {
 		if alloc > bound {
 			t.Errorf("reading 10 lines of a %d-byte file allocated %d bytes", size, alloc)
 		}
+		t.Logf("10 lines of a %d-byte file: %d bytes allocated", size, alloc)
 	})
 	t.Run("one enormous line", func(t *testing.T) {
 		s := newSet(t, genFS{size: size}, Options{MaxReadChars: 1000})
@@ -344,5 +345,6 @@ func TestReadFileMemoryIsBoundedByTheWindow(t *testing.T) {
 		if alloc > bound {
 			t.Errorf("reading a %d-byte line allocated %d bytes", size, alloc)
 		}
+		t.Logf("a %d-byte line: %d bytes allocated", size, alloc)
 	})
 }
