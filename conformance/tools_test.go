@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -8,6 +11,7 @@ import (
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance"
+	"github.com/fencefs/fencefs/mounted"
 )
 
 // The tool-level suite on every backend of this module that needs no
@@ -26,6 +30,14 @@ func TestToolsLocalInDir(t *testing.T) {
 	conformance.RunToolsWith(t, newHostHarness("", func(t *testing.T, dir string) backend.Backend {
 		return newLocal(t, dir)
 	}), conformance.ToolsOptions{Dir: "work/space"})
+}
+
+// TestToolsAferoReadOnly runs the read scenarios on a read-only afero.Fs,
+// seeded through the MemMapFs beneath it; the write scenarios skip.
+func TestToolsAferoReadOnly(t *testing.T) {
+	conformance.RunTools(t, newAferoHarness("", func(t *testing.T, fsys afero.Fs) backend.Backend {
+		return aferoadapter.New(afero.NewReadOnlyFs(fsys))
+	}))
 }
 
 func TestToolsAferoMemMapFs(t *testing.T) {
@@ -74,4 +86,61 @@ func TestToolsMountedLocalOnly(t *testing.T) {
 		return newMounted(t, map[string]backend.Backend{"disk": newLocal(t, dir)})
 	})
 	conformance.RunToolsWith(t, h, conformance.ToolsOptions{Dir: "disk/ws"})
+}
+
+// TestToolsMountedReadOnly runs the suite on a namespace whose only mount
+// is read-only: reads work on files seeded on disk, and every change is a
+// retry naming the path.
+func TestToolsMountedReadOnly(t *testing.T) {
+	h := newHostHarness("ro", func(t *testing.T, dir string) backend.Backend {
+		return newMounted(t, map[string]backend.Backend{"ro": mounted.ReadOnly(newLocal(t, dir))})
+	})
+	conformance.RunToolsWith(t, h, conformance.ToolsOptions{Dir: "ro"})
+}
+
+// TestToolsMem runs the suite on the suite's own in-memory reference
+// backend.
+func TestToolsMem(t *testing.T) {
+	conformance.RunTools(t, memHarness{})
+}
+
+// TestToolsBrokenMem runs the tool suite on a memBackend with the defect
+// named by bugEnv. It only runs as a subprocess of TestToolsCatchBugs.
+func TestToolsBrokenMem(t *testing.T) {
+	bug := os.Getenv(bugEnv)
+	if bug == "" {
+		t.Skipf("skipped: runs only as a subprocess of TestToolsCatchBugs (%s unset)", bugEnv)
+	}
+	conformance.RunTools(t, memHarness{bug: bug})
+}
+
+// TestToolsCatchBugs checks that the tool suite fails, in the expected
+// scenario, when storage misbehaves in ways the tools pass on to the
+// model, so its scenarios do not pass vacuously.
+func TestToolsCatchBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped: starts subprocesses (-short)")
+	}
+	tests := []struct {
+		bug, run string
+	}{
+		{"list-dup", "ListDirectory/Sorted"},
+		{"list-dup", "FindFiles/Patterns"},
+		{"list-dup", "SearchFiles/Matches"},
+		{"list-file-notexist", "ListDirectory/NotADirectory"},
+		{"mode-reset", "WriteFile/ModeKept"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.bug+"/"+tt.run, func(t *testing.T) {
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestToolsBrokenMem$/^"+tt.run+"$", "-test.v")
+			cmd.Env = append(os.Environ(), bugEnv+"="+tt.bug)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the tool suite passed a backend with bug %q:\n%s", tt.bug, out)
+			}
+			if want := []byte("--- FAIL: TestToolsBrokenMem/" + tt.run + " "); !bytes.Contains(out, want) {
+				t.Errorf("bug %q did not fail %s:\n%s", tt.bug, tt.run, out)
+			}
+		})
+	}
 }

@@ -1,0 +1,401 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// ---------------------------------------------------------------------
+// search_files, find_files, list_files, grep
+
+// searchTree is the tree the walker scenarios share. "docs" sorts before
+// "docs.txt", so depth-first order shows docs/readme.md first.
+var searchTree = map[string]string{
+	"bin.dat":          "hello\x00binary\n",
+	"docs/readme.md":   "# Hello\nsay hello\n",
+	"docs.txt":         "hello docs\n",
+	"notes.txt":        "hello world\nbye\n",
+	"src/main.go":      "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
+	"src/util/util.go": "package util\n\nfunc Hello() string { return \"hello\" }\n",
+}
+
+// helloMatches are the lines of searchTree matching "hello", in walk
+// order, as paths relative to Dir.
+func (e *toolEnv) helloMatches() []string {
+	return []string{
+		e.shown("docs/readme.md") + ":2:say hello",
+		e.shown("docs.txt") + ":1:hello docs",
+		e.shown("notes.txt") + ":1:hello world",
+		e.shown("src/main.go") + ":4:\tprintln(\"hello\")",
+		e.shown("src/util/util.go") + ":3:func Hello() string { return \"hello\" }",
+	}
+}
+
+func (s *toolSuite) searchFilesTests() []testCase {
+	return []testCase{
+		{"Matches", s.testSearchMatches},
+		{"IncludeGlob", s.testSearchInclude},
+		{"Cap", s.testSearchCap},
+		{"NoMatches", s.testSearchNone},
+		{"InvalidRegex", s.testSearchInvalid},
+		{"PathArgument", s.testSearchPath},
+	}
+}
+
+func (s *toolSuite) testSearchMatches(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	e.want(ts, "search_files", args{"pattern": "hello"}, lines(e.helloMatches()...))
+	e.want(ts, "search_files", args{"pattern": "(?i)^# hel+o$|bye", "path": "."},
+		lines(e.shown("docs/readme.md")+":1:# Hello", e.shown("notes.txt")+":2:bye"))
+}
+
+func (s *toolSuite) testSearchInclude(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	m := e.helloMatches()
+	// fnmatch: "*" spans "/".
+	e.want(ts, "search_files", args{"pattern": "hello", "include_glob": "*.go"}, lines(m[3], m[4]))
+	e.want(ts, "search_files", args{"pattern": "hello", "include_glob": "*.md"}, m[0])
+	e.want(ts, "search_files", args{"pattern": "hello", "include_glob": "*src/util/*"}, m[4])
+	e.want(ts, "search_files", args{"pattern": "hello", "include_glob": "*.rs"}, "No matches found.")
+}
+
+func (s *toolSuite) testSearchCap(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	m := e.helloMatches()
+	e.want(e.tools(tools.Options{MaxSearchResults: 3}), "search_files", args{"pattern": "hello"}, lines(m[0], m[1], m[2], "[... truncated at 3 matches]"))
+	// The marker appears only when a further match was found.
+	e.want(e.tools(tools.Options{MaxSearchResults: 5}), "search_files", args{"pattern": "hello"}, lines(m...))
+}
+
+func (s *toolSuite) testSearchNone(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	e.want(ts, "search_files", args{"pattern": "no such text"}, "No matches found.")
+	// A binary file is never searched.
+	e.want(ts, "search_files", args{"pattern": "binary"}, "No matches found.")
+}
+
+func (s *toolSuite) testSearchInvalid(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	msg := e.retry(ts, "search_files", args{"pattern": "hello("})
+	if msg != "" && !strings.HasPrefix(msg, "Invalid regex pattern: ") {
+		t.Errorf("search_files with an invalid regex: %q; want \"Invalid regex pattern: <detail>\"", msg)
+	}
+}
+
+func (s *toolSuite) testSearchPath(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	m := e.helloMatches()
+	e.want(ts, "search_files", args{"pattern": "hello", "path": "src"}, lines(m[3], m[4]))
+	e.want(ts, "search_files", args{"pattern": "hello", "path": "notes.txt"}, m[2])
+	e.wantRetry(ts, "search_files", args{"pattern": "hello", "path": "nope"}, "Path not found: nope")
+}
+
+func (s *toolSuite) findFilesTests() []testCase {
+	return []testCase{
+		{"Patterns", s.testFindPatterns},
+		{"Classes", s.testFindClasses},
+		{"AbsoluteRefused", s.testFindAbsolute},
+		{"DotDotRefused", s.testFindDotDot},
+		{"Cap", s.testFindCap},
+		{"PathArgument", s.testFindPath},
+	}
+}
+
+func (s *toolSuite) testFindPatterns(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"**/*.go", []string{"src/main.go", "src/util/util.go"}},
+		{"*.txt", []string{"docs.txt", "notes.txt"}},
+		{"**/*.md", []string{"docs/readme.md"}},
+		{"*", []string{"bin.dat", "docs/", "docs.txt", "notes.txt", "src/"}},
+		{"src/*", []string{"src/main.go", "src/util/"}},
+		{"*/*.go", []string{"src/main.go"}},
+		{"?ocs.txt", []string{"docs.txt"}},
+		{"**/util*", []string{"src/util/", "src/util/util.go"}},
+		{"*.rs", nil},
+	}
+	for _, tt := range tests {
+		var want []string
+		for _, w := range tt.want {
+			if rel, ok := strings.CutSuffix(w, "/"); ok {
+				want = append(want, e.shown(rel)+"/")
+			} else {
+				want = append(want, e.shown(w))
+			}
+		}
+		if len(want) == 0 {
+			want = []string{"No matches found."}
+		}
+		e.want(ts, "find_files", args{"pattern": tt.pattern}, lines(want...))
+	}
+}
+
+func (s *toolSuite) testFindClasses(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	docs, notes := e.shown("docs.txt"), e.shown("notes.txt")
+	e.want(ts, "find_files", args{"pattern": "[!d]*.txt"}, notes)
+	e.want(ts, "find_files", args{"pattern": "[^d]*.txt"}, notes)
+	e.want(ts, "find_files", args{"pattern": "[dn]*.txt"}, lines(docs, notes))
+	e.want(ts, "find_files", args{"pattern": "[a-m]*.txt"}, docs)
+}
+
+func (s *toolSuite) testFindAbsolute(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	e.wantRetry(ts, "find_files", args{"pattern": "/etc/*"}, "Pattern '/etc/*' must be relative to the search path, not absolute.")
+}
+
+func (s *toolSuite) testFindDotDot(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	e.wantRetry(ts, "find_files", args{"pattern": "../*"}, "Pattern '../*' is not a valid glob pattern.")
+	e.wantRetry(ts, "find_files", args{"pattern": "src/../../*.go"}, "Pattern 'src/../../*.go' is not a valid glob pattern.")
+}
+
+func (s *toolSuite) testFindCap(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	e.want(e.tools(tools.Options{MaxFindResults: 2}), "find_files", args{"pattern": "*"},
+		lines(e.shown("bin.dat"), e.shown("docs")+"/", "[... truncated at 2 matches]"))
+	e.want(e.tools(tools.Options{MaxFindResults: 2}), "find_files", args{"pattern": "**/*.go"},
+		lines(e.shown("src/main.go"), e.shown("src/util/util.go")))
+}
+
+func (s *toolSuite) testFindPath(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	e.want(ts, "find_files", args{"pattern": "*.go", "path": "src"}, e.shown("src/main.go"))
+	e.want(ts, "find_files", args{"pattern": "**/*.go", "path": "src/util"}, e.shown("src/util/util.go"))
+	e.wantRetry(ts, "find_files", args{"pattern": "*", "path": "nope"}, "Path not found: nope")
+}
+
+func (s *toolSuite) listFilesTests() []testCase {
+	return []testCase{
+		{"All", s.testListFilesAll},
+		{"Glob", s.testListFilesGlob},
+		{"Cap", s.testListFilesCap},
+		{"IgnoreFiles", s.testListFilesIgnore},
+		{"RipgrepMissing", s.testRipgrepMissing},
+	}
+}
+
+// treeFiles is every file of searchTree, in path order.
+func (e *toolEnv) treeFiles() []string {
+	var out []string
+	for _, f := range []string{"bin.dat", "docs/readme.md", "docs.txt", "notes.txt", "src/main.go", "src/util/util.go"} {
+		out = append(out, e.shown(f))
+	}
+	return out
+}
+
+func (s *toolSuite) testListFilesAll(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(e.allTools(tools.Options{}))
+	all := e.treeFiles()
+	e.want(ts, "list_files", nil, lines(all...))
+	e.want(ts, "list_files", args{"path": "src"}, lines(all[4:]...))
+	e.want(ts, "list_files", args{"path": "notes.txt"}, all[3])
+}
+
+func (s *toolSuite) testListFilesGlob(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(e.allTools(tools.Options{}))
+	all := e.treeFiles()
+	// ripgrep globs: "*.go" at any depth, "!" excludes.
+	e.want(ts, "list_files", args{"glob": "*.go"}, lines(all[4:]...))
+	e.want(ts, "list_files", args{"glob": "!*.go"}, lines(all[:4]...))
+	e.want(ts, "list_files", args{"glob": "*.rs"}, "No files found.")
+}
+
+func (s *toolSuite) testListFilesCap(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	all := e.treeFiles()
+	e.want(e.tools(e.allTools(tools.Options{MaxFindResults: 2})), "list_files", nil, lines(all[0], all[1], "[... truncated at 2 files]"))
+	e.want(e.tools(e.allTools(tools.Options{MaxFindResults: 6})), "list_files", nil, lines(all...))
+}
+
+// arrangeGitIgnore stores searchTree inside a git repository whose
+// .gitignore excludes the .txt files.
+func (e *toolEnv) arrangeGitIgnore() {
+	e.t.Helper()
+	e.putAll(searchTree)
+	e.put(".git/HEAD", "ref: refs/heads/main\n")
+	e.put(".gitignore", "*.txt\n")
+}
+
+func (s *toolSuite) testListFilesIgnore(t *testing.T) {
+	e := s.setup(t)
+	e.arrangeGitIgnore()
+	ts := e.tools(e.allTools(tools.Options{}))
+	all := e.treeFiles()
+	e.want(ts, "list_files", nil, lines(all[0], all[1], all[4], all[5], hiddenNotice(2)))
+	// The other walkers do not read ignore files.
+	e.want(ts, "find_files", args{"pattern": "*.txt"}, lines(e.shown("docs.txt"), e.shown("notes.txt"), hiddenNotice(2)))
+}
+
+// testRipgrepMissing checks list_files and grep without ripgrep: on local
+// disk they refuse with the contract's text, elsewhere the built-in engine
+// answers as usual.
+func (s *toolSuite) testRipgrepMissing(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{Tools: tools.AllTools(), RipgrepPath: "/nonexistent/fencefs-no-rg"})
+	lp, ok := e.b.(backend.LocalPather)
+	local := false
+	if ok {
+		_, local = lp.LocalPath(e.store("."))
+	}
+	if local {
+		const msg = "ripgrep (rg) is not installed. Use search_files or find_files instead."
+		e.wantRetry(ts, "list_files", nil, msg)
+		e.wantRetry(ts, "grep", args{"pattern": "hello"}, msg)
+		return
+	}
+	t.Logf("backend is not on local disk (no backend.LocalPather path): list_files and grep use the built-in engine")
+	e.want(ts, "list_files", nil, lines(e.treeFiles()...))
+	e.want(ts, "grep", args{"pattern": "hello"}, lines(e.helloMatches()...))
+}
+
+func (s *toolSuite) grepTests() []testCase {
+	return []testCase{
+		{"Matches", s.testGrepMatches},
+		{"Context", s.testGrepContext},
+		{"Options", s.testGrepOptions},
+		{"Cap", s.testGrepCap},
+		{"IgnoreFiles", s.testGrepIgnore},
+	}
+}
+
+func (s *toolSuite) testGrepMatches(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(e.allTools(tools.Options{}))
+	m := e.helloMatches()
+	// The same format as search_files.
+	e.want(ts, "grep", args{"pattern": "hello"}, lines(m...))
+	e.want(ts, "grep", args{"pattern": "hello", "path": "src"}, lines(m[3], m[4]))
+	e.want(ts, "grep", args{"pattern": "hello", "path": "notes.txt"}, m[2])
+	e.want(ts, "grep", args{"pattern": "no such text"}, "No matches found.")
+}
+
+func (s *toolSuite) testGrepContext(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(e.allTools(tools.Options{}))
+	notes, readme := e.shown("notes.txt"), e.shown("docs/readme.md")
+	e.want(ts, "grep", args{"pattern": "bye", "context": 1}, lines(notes+"-1-hello world", notes+":2:bye"))
+	e.want(ts, "grep", args{"pattern": "^say|^bye", "context": 1},
+		lines(readme+"-1-# Hello", readme+":2:say hello", "--", notes+"-1-hello world", notes+":2:bye"))
+}
+
+func (s *toolSuite) testGrepOptions(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(e.allTools(tools.Options{}))
+	m := e.helloMatches()
+	e.want(ts, "grep", args{"pattern": "hello", "glob": "*.go"}, lines(m[3], m[4]))
+	e.want(ts, "grep", args{"pattern": "hello", "file_type": "md"}, m[0])
+	e.want(ts, "grep", args{"pattern": "println(", "literal": true}, m[3])
+	e.want(ts, "grep", args{"pattern": "HELLO", "ignore_case": true},
+		lines(e.shown("docs/readme.md")+":1:# Hello", m[0], m[1], m[2], m[3], m[4]))
+}
+
+func (s *toolSuite) testGrepCap(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	m := e.helloMatches()
+	e.want(e.tools(e.allTools(tools.Options{MaxSearchResults: 3})), "grep", args{"pattern": "hello"},
+		lines(m[0], m[1], m[2], "[... truncated at 3 lines]"))
+	e.want(e.tools(e.allTools(tools.Options{MaxSearchResults: 5})), "grep", args{"pattern": "hello"}, lines(m...))
+}
+
+func (s *toolSuite) testGrepIgnore(t *testing.T) {
+	e := s.setup(t)
+	e.arrangeGitIgnore()
+	ts := e.tools(e.allTools(tools.Options{}))
+	m := e.helloMatches()
+	e.want(ts, "grep", args{"pattern": "hello"}, lines(m[0], m[3], m[4], hiddenNotice(2)))
+	// search_files reads no ignore files.
+	e.want(ts, "search_files", args{"pattern": "hello"}, lines(append(m, hiddenNotice(2))...))
+}
+
+// ---------------------------------------------------------------------
+// hidden entries
+
+func (s *toolSuite) hiddenTests() []testCase {
+	return []testCase{
+		{"Walkers", s.testHiddenWalkers},
+		{"NamedExplicitly", s.testHiddenExplicit},
+	}
+}
+
+// arrangeHidden stores two dot-named children of Dir and one nested
+// below a visible directory, which is skipped without being counted.
+func (e *toolEnv) arrangeHidden() {
+	e.t.Helper()
+	e.putAll(map[string]string{
+		".hidden/h.txt":    "hello hidden\n",
+		".env":             "hello=1\n",
+		"sub/.cache/c.txt": "hello cache\n",
+		"sub/s.txt":        "hello s\n",
+		"v.txt":            "hello\n",
+	})
+}
+
+func (s *toolSuite) testHiddenWalkers(t *testing.T) {
+	e := s.setup(t)
+	e.arrangeHidden()
+	ts := e.tools(e.allTools(tools.Options{}))
+	notice := hiddenNotice(2)
+	sub, v := e.shown("sub/s.txt"), e.shown("v.txt")
+	e.want(ts, "list_directory", nil, lines(e.shown("sub")+"/", e.fileLine("v.txt", 6), notice))
+	e.want(ts, "search_files", args{"pattern": "hello"}, lines(sub+":1:hello s", v+":1:hello", notice))
+	e.want(ts, "find_files", args{"pattern": "**/*.txt"}, lines(sub, v, notice))
+	e.want(ts, "find_files", args{"pattern": "*.rs"}, lines("No matches found.", notice))
+	e.want(ts, "list_files", nil, lines(sub, v, notice))
+	e.want(ts, "grep", args{"pattern": "hello"}, lines(sub+":1:hello s", v+":1:hello", notice))
+	// Below the walk root hidden entries are skipped, not counted; naming
+	// a directory makes its dot-named children count.
+	e.want(ts, "find_files", args{"pattern": "**/*.txt", "path": "sub"}, lines(sub, hiddenNotice(1)))
+}
+
+func (s *toolSuite) testHiddenExplicit(t *testing.T) {
+	e := s.setup(t)
+	e.arrangeHidden()
+	ts := e.tools(e.allTools(tools.Options{}))
+	h := e.shown(".hidden/h.txt")
+	e.want(ts, "list_directory", args{"path": ".hidden"}, e.fileLine(".hidden/h.txt", 13))
+	e.want(ts, "search_files", args{"pattern": "hello", "path": ".hidden"}, h+":1:hello hidden")
+	e.want(ts, "find_files", args{"pattern": "*", "path": ".hidden"}, h)
+	e.want(ts, "list_files", args{"path": ".hidden"}, h)
+	e.want(ts, "grep", args{"pattern": "hello", "path": ".hidden"}, h+":1:hello hidden")
+	// Direct tools reach hidden files.
+	e.want(ts, "read_file", args{"path": ".env"}, readHeader(".env", 1, "hello=1\n")+numbered(1, "hello=1"))
+}
