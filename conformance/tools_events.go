@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fencefs/fencefs/tools"
@@ -122,11 +123,14 @@ func (s *toolSuite) testChangeAnnounced(t *testing.T) {
 	e.ok(ts, "edit_file", args{"path": "a.txt", "old_text": "b", "new_text": "c"})
 	e.ok(ts, "create_directory", args{"path": "d"})
 	e.ok(ts, "create_directory", args{"path": "d"})
+	// Identical content: an empty diff.
+	e.ok(ts, "write_file", args{"path": "n.txt", "content": "x\ny\n"})
 	n, a := e.diffPath("n.txt"), e.diffPath("a.txt")
 	want := []changeSeen{
 		{e.canon("n.txt"), "write", "--- a/" + n + "\n+++ b/" + n + "\n@@ -0,0 +1,2 @@\n+x\n+y", false},
 		{e.canon("a.txt"), "edit", "--- a/" + a + "\n+++ b/" + a + "\n@@ -1,2 +1,2 @@\n a\n-b\n+c", false},
 		{e.canon("d"), "create_directory", "", false},
+		{e.canon("n.txt"), "write", "", false},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("change requests\n%#v\nwant\n%#v", got, want)
@@ -211,6 +215,7 @@ func (s *toolSuite) testCwdSubdir(t *testing.T) {
 func (s *toolSuite) argumentTests() []testCase {
 	return []testCase{
 		{"Strict", s.testArgumentsStrict},
+		{"RefusedSpellings", s.testRefusedSpellings},
 	}
 }
 
@@ -218,10 +223,49 @@ func (s *toolSuite) testArgumentsStrict(t *testing.T) {
 	e := s.setup(t)
 	e.put("a.txt", "a\n")
 	ts := e.tools(tools.Options{})
-	e.wantRetryMentions(ts, "read_file", args{"path": "a.txt", "bogus": 1}, "bogus")
-	e.wantRetryMentions(ts, "read_file", args{"offset": 1}, "path")
-	e.wantRetryMentions(ts, "read_file", args{"path": 3}, "path")
-	e.wantRetryMentions(ts, "read_file", args{"path": "a.txt", "limit": "ten"}, "limit")
-	e.wantRetryMentions(ts, "search_files", args{"path": "."}, "pattern")
-	e.wantRetryMentions(ts, "write_file", args{"path": "n.txt"}, "content")
+	// The texts of docs/tool-contract.md section 10.
+	e.wantRetry(ts, "read_file", args{"path": "a.txt", "bogus": 1}, "Unknown argument 'bogus'. Valid arguments: path, offset, limit.")
+	e.wantRetry(ts, "read_file", args{"offset": 1}, "Missing required argument 'path'.")
+	e.wantRetry(ts, "read_file", args{"path": 3}, "Argument 'path' must be a string.")
+	e.wantRetry(ts, "read_file", args{"path": "a.txt", "limit": "ten"}, "Argument 'limit' must be an integer.")
+	e.wantRetry(ts, "search_files", args{"path": "."}, "Missing required argument 'pattern'.")
+	e.wantRetry(ts, "write_file", args{"path": "n.txt"}, "Missing required argument 'content'.")
+	e.wantRetryMentions(ts, "edit_file", args{"path": "a.txt", "replacements": "x"}, "'replacements'")
+	raw, err := ts.Call(e.ctx, "read_file", []byte(`{"path": "a.txt",`))
+	if !tools.IsRetry(err) || !strings.HasPrefix(err.Error(), "Invalid arguments: ") || !strings.HasSuffix(err.Error(), ". Send the arguments as a JSON object.") {
+		t.Errorf("read_file with malformed JSON = %q, %v; want the retry \"Invalid arguments: <detail>. Send the arguments as a JSON object.\"", raw, err)
+	}
+}
+
+// testRefusedSpellings checks the tool paths refused as input whatever the
+// storage: each is a retry, and nothing is created.
+func (s *toolSuite) testRefusedSpellings(t *testing.T) {
+	e := s.setup(t)
+	e.put("a.txt", "a\n")
+	ts := e.tools(tools.Options{})
+	e.wantRetry(ts, "read_file", args{"path": ""}, "Path is empty. Name a file or directory, or '.' for the working directory.")
+	for _, p := range []string{"a\x01b", "a\nb.txt", "a\x7fb", "C:/x", "c:x", "~/x", "sub/~x", "a\\b"} {
+		e.retry(ts, "read_file", args{"path": p})
+		if !e.caps.ReadOnly {
+			e.retry(ts, "write_file", args{"path": p, "content": "x"})
+		}
+	}
+	e.wantNames(".", "a.txt")
+}
+
+// wantNames fails unless the directory rel holds exactly names.
+func (e *toolEnv) wantNames(rel string, names ...string) {
+	e.t.Helper()
+	entries, err := e.b.List(e.ctx, e.store(rel))
+	if err != nil {
+		e.t.Fatalf("List(%q): %v", e.store(rel), err)
+	}
+	var got []string
+	for _, en := range entries {
+		got = append(got, en.Name)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, names) {
+		e.t.Errorf("List(%q) = %q, want %q", e.store(rel), got, names)
+	}
 }

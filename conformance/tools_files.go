@@ -73,8 +73,8 @@ func (s *toolSuite) testReadWindow(t *testing.T) {
 	e.want(small, "read_file", args{"path": "f.txt"}, h+numbered(1, texts[:3]...)+"... (9 more lines. Use offset=3 to continue reading.)\n")
 	e.want(small, "read_file", args{"path": "f.txt", "limit": 12}, h+numbered(1, texts...))
 	// Bad windows name the parameter.
-	e.wantRetryMentions(ts, "read_file", args{"path": "f.txt", "offset": -1}, "offset")
-	e.wantRetryMentions(ts, "read_file", args{"path": "f.txt", "limit": 0}, "limit")
+	e.wantRetry(ts, "read_file", args{"path": "f.txt", "offset": -1}, "Invalid offset -1: offset must be 0 or greater.")
+	e.wantRetry(ts, "read_file", args{"path": "f.txt", "limit": 0}, "Invalid limit 0: limit must be 1 or greater.")
 }
 
 func (s *toolSuite) testReadEmpty(t *testing.T) {
@@ -261,6 +261,11 @@ func (s *toolSuite) testWriteExpectedHash(t *testing.T) {
 	e.want(ts, "write_file", args{"path": "n.txt", "content": "v2\n", "expected_hash": hash12("v1\n")},
 		"Wrote 3 chars (1 lines) to n.txt. [hash:"+hash12("v2\n")+"]")
 	e.wantContent("n.txt", "v2\n")
+	// The hash as shown with its "hash:" prefix, and a longer prefix of
+	// the full SHA-256, are accepted too.
+	e.ok(ts, "write_file", args{"path": "n.txt", "content": "v3\n", "expected_hash": "hash:" + hash12("v2\n")})
+	e.ok(ts, "write_file", args{"path": "n.txt", "content": "v4\n", "expected_hash": fullHash("v3\n")[:20]})
+	e.wantContent("n.txt", "v4\n")
 	// For a missing file expected_hash is ignored.
 	e.want(ts, "write_file", args{"path": "new.txt", "content": "n", "expected_hash": "000000000000"},
 		"Wrote 1 chars (1 lines) to new.txt. [hash:"+hash12("n")+"]")
@@ -428,6 +433,10 @@ func (s *toolSuite) testEditAmbiguous(t *testing.T) {
 		{"old_text": "alpha", "new_text": "A"},
 		{"old_text": "beta", "new_text": "B"},
 	}}, "replacement 2 found 2 times in e.txt (lines 2, 4)."+tail)
+	// Overlapping matches count: "aa" occurs twice in "aaa".
+	e.put("aaa.txt", "x\naaa\n")
+	e.wantRetry(ts, "edit_file", args{"path": "aaa.txt", "old_text": "aa", "new_text": "b"},
+		"old_text found 2 times in aaa.txt (line 2)."+tail)
 	e.wantContent("e.txt", editBase)
 	e.wantContent("one.txt", "ab ab\n")
 }
@@ -484,6 +493,10 @@ func (s *toolSuite) testEditCRLF(t *testing.T) {
 	e.wantContent("w.txt", "\ufeffone\r\n2\r\n\tthree\r\n")
 	e.ok(ts, "edit_file", args{"path": "w.txt", "old_text": "one\r\n2", "new_text": "1\r\n2"})
 	e.wantContent("w.txt", "\ufeff1\r\n2\r\n\tthree\r\n")
+	// An old_text with "\n" line ends matches a CRLF file's "\r\n", and
+	// new_text gets the file's line ends.
+	e.ok(ts, "edit_file", args{"path": "w.txt", "old_text": "2\n\tthree", "new_text": "two\n\t3"})
+	e.wantContent("w.txt", "\ufeff1\r\ntwo\r\n\t3\r\n")
 }
 
 func (s *toolSuite) testEditDollar(t *testing.T) {
@@ -589,6 +602,9 @@ func (s *toolSuite) testListNotDir(t *testing.T) {
 	e.arrangeListing()
 	ts := e.tools(tools.Options{})
 	e.wantRetry(ts, "list_directory", args{"path": "a.txt"}, "Not a directory: a.txt")
+	// Only the kind is checked: docs/tool-contract.md section 10 gives
+	// "Path not found: <p>" for a missing walk root, list_directory says
+	// "Directory not found: <p>"; pin the text once the two agree.
 	e.retry(ts, "list_directory", args{"path": "nope"})
 }
 

@@ -144,9 +144,9 @@ func (s *toolSuite) testReadOnlySet(t *testing.T) {
 	}
 	// A change asked of a read-only set is a retry naming the path: the
 	// model can write elsewhere, or stop.
-	e.wantRetryMentions(ro, "write_file", args{"path": "a.txt", "content": "x"}, "a.txt")
-	e.wantRetryMentions(ro, "edit_file", args{"path": "a.txt", "old_text": "a", "new_text": "b"}, "a.txt")
-	e.wantRetryMentions(ro, "create_directory", args{"path": "newdir"}, "newdir")
+	e.wantRetry(ro, "write_file", args{"path": "a.txt", "content": "x"}, "Path 'a.txt' cannot be changed: this tool set is read-only.")
+	e.wantRetry(ro, "edit_file", args{"path": "a.txt", "old_text": "a", "new_text": "b"}, "Path 'a.txt' cannot be changed: this tool set is read-only.")
+	e.wantRetry(ro, "create_directory", args{"path": "newdir"}, "Path 'newdir' cannot be changed: this tool set is read-only.")
 	e.wantAbsent("newdir")
 	e.want(ro, "read_file", args{"path": "a.txt"}, readHeader("a.txt", 1, "a\n")+numbered(1, "a"))
 	e.wantContent("a.txt", "a\n")
@@ -161,10 +161,13 @@ func (s *toolSuite) testReadOnlyBackend(t *testing.T) {
 	}
 	e.put("a.txt", "a\n")
 	ts := e.tools(tools.Options{})
-	e.wantRetryMentions(ts, "write_file", args{"path": "a.txt", "content": "x"}, "a.txt")
-	e.wantRetryMentions(ts, "write_file", args{"path": "n.txt", "content": "x"}, "n.txt")
-	e.wantRetryMentions(ts, "edit_file", args{"path": "a.txt", "old_text": "a", "new_text": "b"}, "a.txt")
-	e.wantRetryMentions(ts, "create_directory", args{"path": "newdir"}, "newdir")
+	msg := func(p string) string {
+		return "Path '" + p + "' is on read-only storage and cannot be changed. Write somewhere else."
+	}
+	e.wantRetry(ts, "write_file", args{"path": "a.txt", "content": "x"}, msg("a.txt"))
+	e.wantRetry(ts, "write_file", args{"path": "n.txt", "content": "x"}, msg("n.txt"))
+	e.wantRetry(ts, "edit_file", args{"path": "a.txt", "old_text": "a", "new_text": "b"}, msg("a.txt"))
+	e.wantRetry(ts, "create_directory", args{"path": "newdir"}, msg("newdir"))
 	e.wantContent("a.txt", "a\n")
 	e.wantAbsent("n.txt")
 	e.wantAbsent("newdir")
@@ -257,6 +260,10 @@ func (s *toolSuite) testLinkPolicy(t *testing.T) {
 	ts := e.tools(tools.Options{Denied: []string{"**/a.txt"}})
 	e.wantRetry(ts, "read_file", args{"path": "lf"}, e.deniedMsg("a.txt", "**/a.txt"))
 	e.want(ts, "list_directory", nil, lines(e.shown("d")+"/", e.shown("ld")+"/"))
+	// An allowed pattern must match the path as written and as resolved.
+	allowed := e.tools(tools.Options{Allowed: []string{"*.txt"}})
+	e.wantRetry(allowed, "read_file", args{"path": "lf"}, fmt.Sprintf("Path '%s' does not match any allowed pattern.", e.store("lf")))
+	e.want(allowed, "read_file", args{"path": "a.txt"}, readHeader("a.txt", 1, "target\n")+numbered(1, "target"))
 }
 
 func (s *toolSuite) toolSpecialFileTests() []testCase {

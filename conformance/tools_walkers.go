@@ -42,6 +42,7 @@ func (s *toolSuite) searchFilesTests() []testCase {
 		{"NoMatches", s.testSearchNone},
 		{"InvalidRegex", s.testSearchInvalid},
 		{"PathArgument", s.testSearchPath},
+		{"LongLines", s.testSearchLongLines},
 	}
 }
 
@@ -104,10 +105,28 @@ func (s *toolSuite) testSearchPath(t *testing.T) {
 	e.wantRetry(ts, "search_files", args{"pattern": "hello", "path": "nope"}, "Path not found: nope")
 }
 
+// testSearchLongLines checks the display of matched lines: cut after 500
+// characters with a marker, invalid UTF-8 shown as U+FFFD; search_files
+// and grep alike.
+func (s *toolSuite) testSearchLongLines(t *testing.T) {
+	e := s.setup(t)
+	exact := "needle " + strings.Repeat("é", 493)
+	long := "needle " + strings.Repeat("x", 600)
+	e.putAll(map[string]string{"exact.txt": exact + "\n", "long.txt": long + "\n", "utf8.txt": "needle \xff\xfe!\n"})
+	want := lines(
+		e.shown("exact.txt")+":1:"+exact,
+		e.shown("long.txt")+":1:"+long[:500]+" [... omitted end of long line]",
+		e.shown("utf8.txt")+":1:needle \ufffd\ufffd!")
+	ts := e.tools(e.allTools(tools.Options{}))
+	e.want(ts, "search_files", args{"pattern": "needle"}, want)
+	e.want(ts, "grep", args{"pattern": "needle"}, want)
+}
+
 func (s *toolSuite) findFilesTests() []testCase {
 	return []testCase{
 		{"Patterns", s.testFindPatterns},
 		{"Classes", s.testFindClasses},
+		{"BracesAndDirectories", s.testFindBracesAndDirs},
 		{"AbsoluteRefused", s.testFindAbsolute},
 		{"DotDotRefused", s.testFindDotDot},
 		{"Cap", s.testFindCap},
@@ -147,6 +166,19 @@ func (s *toolSuite) testFindPatterns(t *testing.T) {
 		}
 		e.want(ts, "find_files", args{"pattern": tt.pattern}, lines(want...))
 	}
+}
+
+// testFindBracesAndDirs checks the choices of docs/tool-contract.md
+// section 10: "{a,b}" alternatives, and a trailing "/" for directories
+// only.
+func (s *toolSuite) testFindBracesAndDirs(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(searchTree)
+	ts := e.tools(tools.Options{})
+	e.want(ts, "find_files", args{"pattern": "{docs,notes}.txt"}, lines(e.shown("docs.txt"), e.shown("notes.txt")))
+	e.want(ts, "find_files", args{"pattern": "*/"}, lines(e.shown("docs")+"/", e.shown("src")+"/"))
+	e.want(ts, "find_files", args{"pattern": "**/"}, lines(e.shown("docs")+"/", e.shown("src")+"/", e.shown("src/util")+"/"))
+	e.wantRetry(ts, "find_files", args{"pattern": "*", "path": "notes.txt"}, "Not a directory: notes.txt")
 }
 
 func (s *toolSuite) testFindClasses(t *testing.T) {
@@ -334,6 +366,10 @@ func (s *toolSuite) testGrepCap(t *testing.T) {
 	e.want(e.tools(e.allTools(tools.Options{MaxSearchResults: 3})), "grep", args{"pattern": "hello"},
 		lines(m[0], m[1], m[2], "[... truncated at 3 lines]"))
 	e.want(e.tools(e.allTools(tools.Options{MaxSearchResults: 5})), "grep", args{"pattern": "hello"}, lines(m...))
+	// The cap counts match and context lines, not "--" separators.
+	notes, readme := e.shown("notes.txt"), e.shown("docs/readme.md")
+	e.want(e.tools(e.allTools(tools.Options{MaxSearchResults: 3})), "grep", args{"pattern": "^say|^bye", "context": 1},
+		lines(readme+"-1-# Hello", readme+":2:say hello", "--", notes+"-1-hello world", "[... truncated at 3 lines]"))
 }
 
 func (s *toolSuite) testGrepIgnore(t *testing.T) {
@@ -353,6 +389,7 @@ func (s *toolSuite) hiddenTests() []testCase {
 	return []testCase{
 		{"Walkers", s.testHiddenWalkers},
 		{"NamedExplicitly", s.testHiddenExplicit},
+		{"ControlCharacterNames", s.testControlNames},
 	}
 }
 
@@ -398,4 +435,29 @@ func (s *toolSuite) testHiddenExplicit(t *testing.T) {
 	e.want(ts, "grep", args{"pattern": "hello", "path": ".hidden"}, h+":1:hello hidden")
 	// Direct tools reach hidden files.
 	e.want(ts, "read_file", args{"path": ".env"}, readHeader(".env", 1, "hello=1\n")+numbered(1, "hello=1"))
+}
+
+// testControlNames checks that a name with a control character can never
+// forge an output line: every walker leaves it out and says how many it
+// left out.
+func (s *toolSuite) testControlNames(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(map[string]string{"ok.txt": "hello\n", "sub/s.txt": "hello\n"})
+	for _, name := range []string{"bad\nname.txt", "sub/tab\tname.txt"} {
+		err := backend.WriteFile(e.ctx, e.b, e.store(name), []byte("hello\n"), backend.WriteOptions{})
+		if err != nil {
+			t.Skipf("skipped: the backend cannot store the name %q: %v", name, err)
+		}
+	}
+	ts := e.tools(e.allTools(tools.Options{}))
+	ok, sub := e.shown("ok.txt"), e.shown("sub/s.txt")
+	notice := "[1 entries with control characters in their names omitted]"
+	e.want(ts, "list_directory", nil, lines(e.fileLine("ok.txt", 6), e.shown("sub")+"/", notice))
+	e.want(ts, "find_files", args{"pattern": "*"}, lines(ok, e.shown("sub")+"/", notice))
+	notice2 := "[2 entries with control characters in their names omitted]"
+	e.want(ts, "find_files", args{"pattern": "**/*.txt"}, lines(ok, sub, notice2))
+	e.want(ts, "search_files", args{"pattern": "hello"}, lines(ok+":1:hello", sub+":1:hello", notice2))
+	e.want(ts, "list_files", nil, lines(ok, sub, notice2))
+	e.want(ts, "grep", args{"pattern": "hello"}, lines(ok+":1:hello", sub+":1:hello", notice2))
+	e.wantRetryMentions(ts, "read_file", args{"path": "bad\nname.txt"}, "control character")
 }
