@@ -126,6 +126,9 @@ func (s *toolSuite) setup(t *testing.T) *toolEnv {
 	}
 	_, rooted := b.(backend.PathResolver)
 	e := &toolEnv{t: t, ctx: t.Context(), s: s, b: b, caps: backend.CapabilitiesOf(b), rooted: rooted}
+	if rooted && s.opts.Dir == "." {
+		t.Fatalf("the backend's namespace is rooted (backend.PathResolver), whose root holds no files: name a directory such as a mount in ToolsOptions.Dir")
+	}
 	if s.opts.Dir != "." {
 		if _, err := backend.Stat(e.ctx, b, s.opts.Dir); errors.Is(err, fs.ErrNotExist) {
 			e.mkdir(".")
