@@ -40,9 +40,9 @@ func TestList(t *testing.T) {
 			err  error
 		}{
 			{".", []string{
-				"a.txt ---------- 5", "dir d--------- -1", "empty d--------- -1", "escape L--------- " + fmt.Sprint(len(outside)),
+				"a.txt ---------- 5", "dir d--------- " + hostSize(t, root, "dir"), "empty d--------- " + hostSize(t, root, "empty"), "escape L--------- " + fmt.Sprint(len(outside)),
 				"fifo p--------- -1", "link L--------- 5", "linkdir L--------- 3", "sock S--------- -1"}, nil},
-			{"dir", []string{"b.txt ---------- 3", "sub d--------- -1"}, nil},
+			{"dir", []string{"b.txt ---------- 3", "sub d--------- " + hostSize(t, root, "dir/sub")}, nil},
 			{"empty", nil, nil},
 			{"missing", nil, fs.ErrNotExist},
 			{"a.txt", nil, backend.ErrNotDir},
@@ -223,4 +223,15 @@ func TestParseDirents(t *testing.T) {
 			t.Errorf("%s: parseDirents = %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// hostSize returns the host's lstat size of root/name, as text: a
+// directory's size is whatever the host filesystem reports.
+func hostSize(t *testing.T, root, name string) string {
+	t.Helper()
+	fi, err := os.Lstat(filepath.Join(root, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(fi.Size())
 }

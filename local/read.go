@@ -152,12 +152,12 @@ func fileMode(st *unix.Stat_t) fs.FileMode {
 	return m
 }
 
-// sizeOf is the size of a regular file or the length of a symlink's
-// target; -1 (unknown) for directories and special files, whose st_size
-// means nothing portable.
+// sizeOf is the size of a regular file, the length of a symlink's target,
+// or a directory's size as the host reports it (what stat and ls show);
+// -1 (unknown) for special files, whose st_size means nothing.
 func sizeOf(st *unix.Stat_t) int64 {
 	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG, unix.S_IFLNK:
+	case unix.S_IFREG, unix.S_IFLNK, unix.S_IFDIR:
 		return st.Size
 	}
 	return -1

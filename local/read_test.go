@@ -133,10 +133,10 @@ func TestStat(t *testing.T) {
 			size     int64
 			err      error
 		}{
-			{".", ".", fs.ModeDir, -1, nil},
+			{".", ".", fs.ModeDir, hostSizeOf(t, root, "."), nil},
 			{"a.txt", "a.txt", 0o640, 5, nil},
-			{"dir", "dir", fs.ModeDir, -1, nil},
-			{"dir/sub", "sub", fs.ModeDir, -1, nil},
+			{"dir", "dir", fs.ModeDir, hostSizeOf(t, root, "dir"), nil},
+			{"dir/sub", "sub", fs.ModeDir, hostSizeOf(t, root, "dir/sub"), nil},
 			{"link.txt", "link.txt", fs.ModeSymlink, 5, nil},
 			{"escape", "escape", fs.ModeSymlink, int64(len(outside)), nil},
 			{"dangling", "dangling", fs.ModeSymlink, 7, nil},
@@ -200,4 +200,14 @@ func TestStatMatchesLstat(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// hostSizeOf returns the host's lstat size of root/name.
+func hostSizeOf(t *testing.T, root, name string) int64 {
+	t.Helper()
+	fi, err := os.Lstat(filepath.Join(root, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
