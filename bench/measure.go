@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Median returns the median of vs, or NaN when vs is empty.
@@ -36,12 +39,40 @@ func CountLines(out string) int {
 	return n
 }
 
-// PeakRSS returns the peak resident set of an exited child process, in
-// MiB, where the system reports it.
-func PeakRSS(ps *os.ProcessState) (float64, bool) {
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok || ru == nil {
-		return 0, false
+// rssPrefix starts the line in which a child process reports its peak
+// resident set.
+const rssPrefix = "peak-rss-kib: "
+
+// ReportPeakRSS writes the calling process's peak resident set (VmHWM) to
+// w, for the parent to read with [ParsePeakRSS]. A process measures
+// itself because the rusage of a child started with vfork-style exec (as
+// Go starts children) counts the parent's memory too.
+func ReportPeakRSS(w io.Writer) error {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return err
 	}
-	return float64(ru.Maxrss) / 1024, true // Linux reports KiB
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			if err != nil {
+				return fmt.Errorf("VmHWM: %w", err)
+			}
+			_, err = fmt.Fprintf(w, "%s%d\n", rssPrefix, kib)
+			return err
+		}
+	}
+	return errors.New("no VmHWM in /proc/self/status")
+}
+
+// ParsePeakRSS returns the peak resident set, in MiB, that a child
+// reported with [ReportPeakRSS] in its output.
+func ParsePeakRSS(out string) (float64, bool) {
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), rssPrefix); ok {
+			kib, err := strconv.Atoi(v)
+			return float64(kib) / 1024, err == nil
+		}
+	}
+	return 0, false
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools/internal/glob"
 )
 
@@ -50,19 +51,27 @@ func (s *Set) findFiles(ctx context.Context, raw json.RawMessage) (string, error
 	limit := s.opts.MaxFindResults
 	var lines []string
 	truncated := false
-	err = s.walk(ctx, f, walkHooks{}, func(we walkEntry, rel string, show bool) (bool, error) {
-		if show && pat.Match(rel) && (!pat.DirOnly() || we.IsDir()) {
-			if len(lines) == limit {
-				truncated = true
-				return false, errStopWalk
+	err = walkWith(ctx, s, f, walkPlan[glob.State]{
+		prune: func(rel string) bool { return !pat.CanDescend(rel) },
+		root:  pat.Start(),
+		visit: func(we walkEntry, rel string, show bool, parent glob.State) (bool, glob.State, error) {
+			// One component step per entry: the directory's State holds
+			// where its path stands in the pattern.
+			_, base := backend.Split(rel)
+			st := parent.Step(base)
+			if show && st.Matched() && (!pat.DirOnly() || we.IsDir()) {
+				if len(lines) == limit {
+					truncated = true
+					return false, st, errStopWalk
+				}
+				out := s.outputPath(we.Name)
+				if we.IsDir() {
+					out += "/"
+				}
+				lines = append(lines, out)
 			}
-			out := s.outputPath(we.Name)
-			if we.IsDir() {
-				out += "/"
-			}
-			lines = append(lines, out)
-		}
-		return pat.CanDescend(rel), nil
+			return st.Alive(), st, nil
+		},
 	})
 	if err != nil {
 		return "", s.storageErr(err, p)

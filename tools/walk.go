@@ -13,6 +13,15 @@ import (
 // The walkers (search_files, find_files, list_files, grep) share one tree
 // walk: each directory's entries sorted by name, depth first, as ripgrep's
 // --sort path orders them, every entry judged by the walk filter.
+//
+// Where the walked directory is on local disk, the walk lists one
+// directory at a time as it goes: a listing is one cheap system call, the
+// output streams in order (a capped walker stops early), and hidden,
+// denied or pruned directories are never listed. Elsewhere a backend with
+// a Walker lists the whole tree in one pass (one request per 1000 keys on
+// S3), skipping the directories no walker may enter, and the walk then
+// runs over that listing, sorted here because a Walker's order is
+// unspecified.
 
 // errStopWalk ends a walk early without an error, once a walker has all
 // the output it can show.
@@ -26,62 +35,131 @@ type childLister func(ctx context.Context, dir string) ([]backend.DirEntry, erro
 // (ignored when the filter already refused to descend).
 type walkVisit func(we walkEntry, rel string, show bool) (enter bool, err error)
 
+// stateVisit is a walkVisit that also receives the state of the entry's
+// directory and returns the state of the entry, which its children
+// receive if it is entered (find_files keeps its glob position so).
+type stateVisit[S any] func(we walkEntry, rel string, show bool, parent S) (enter bool, child S, err error)
+
 // walkHooks lets a walker look at a directory's entries before they are
 // visited (list_files and grep read ignore files there).
 type walkHooks struct {
 	enter func(ctx context.Context, dir string, entries []backend.DirEntry) error
 }
 
-// listerFor returns how to list the directories below root: one List per
-// directory, or, when the backend has a Walker, one walk of the whole tree
-// up front, sorted here because a Walker's order is unspecified.
-func (s *Set) listerFor(ctx context.Context, root string) (childLister, error) {
-	if _, ok := s.b.(backend.Walker); !ok {
-		return func(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-			entries, err := s.b.List(ctx, dir)
-			if err != nil {
-				return nil, err
-			}
-			backend.SortEntries(entries)
-			return entries, nil
-		}, nil
-	}
-	tree := map[string][]backend.DirEntry{}
-	err := backend.Walk(ctx, s.b, root, func(name string, e backend.DirEntry) error {
-		dir, _ := backend.Split(name)
-		tree[dir] = append(tree[dir], e)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, entries := range tree {
-		backend.SortEntries(entries)
-	}
-	return func(_ context.Context, dir string) ([]backend.DirEntry, error) {
-		return tree[dir], nil
-	}, nil
+// walkPlan describes one walk.
+type walkPlan[S any] struct {
+	hooks walkHooks
+	// prune, when set, reports that no entry below the directory rel
+	// (relative to the walk root) can be of use, so a whole-tree listing
+	// may skip its contents.
+	prune func(rel string) bool
+	// root is the state of the walk root's entries' parent.
+	root  S
+	visit stateVisit[S]
 }
 
 // walk visits the tree below f's root in order. It returns nil when visit
 // stopped it with errStopWalk.
 func (s *Set) walk(ctx context.Context, f *walkFilter, hooks walkHooks, visit walkVisit) error {
-	list, err := s.listerFor(ctx, f.root.resolved)
+	return walkWith(ctx, s, f, walkPlan[struct{}]{
+		hooks: hooks,
+		visit: func(we walkEntry, rel string, show bool, _ struct{}) (bool, struct{}, error) {
+			enter, err := visit(we, rel, show)
+			return enter, struct{}{}, err
+		},
+	})
+}
+
+// walkWith visits the tree below f's root in order, as plan says. It
+// returns nil when the visit stopped it with errStopWalk.
+func walkWith[S any](ctx context.Context, s *Set, f *walkFilter, plan walkPlan[S]) error {
+	list, err := s.listerFor(ctx, f, plan.prune)
 	if err != nil {
 		return err
 	}
-	err = s.walkDir(ctx, f, list, hooks, f.root.resolved, "", visit)
+	w := &treeWalk[S]{f: f, list: list, plan: plan}
+	err = w.dir(ctx, f.root.resolved, "", plan.root)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
 	return err
 }
 
-func (s *Set) walkDir(ctx context.Context, f *walkFilter, list childLister, hooks walkHooks, dir, relDir string, visit walkVisit) error {
+// listerFor returns how to list the directories below f's root: one List
+// per directory, or, when the backend has a Walker and is not local
+// disk, one walk of the whole tree up front.
+func (s *Set) listerFor(ctx context.Context, f *walkFilter, prune func(string) bool) (childLister, error) {
+	_, local := s.hostDir(f.root.resolved)
+	if _, ok := s.b.(backend.Walker); !ok || local {
+		return func(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+			entries, err := s.b.List(ctx, dir)
+			if err != nil {
+				return nil, err
+			}
+			sortEntries(entries)
+			return entries, nil
+		}, nil
+	}
+	tree, err := s.listTree(ctx, f, prune)
+	if err != nil {
+		return nil, err
+	}
+	return func(_ context.Context, dir string) ([]backend.DirEntry, error) {
+		return tree[dir], nil
+	}, nil
+}
+
+// listTree lists the tree below f's root with the backend's Walker, into
+// a map from each directory to its entries, sorted. Directories the walk
+// would never enter are skipped with fs.SkipDir (they stay listed in
+// their parent), so their contents cost nothing where the Walker can
+// jump over them.
+func (s *Set) listTree(ctx context.Context, f *walkFilter, prune func(string) bool) (map[string][]backend.DirEntry, error) {
+	root := f.root.resolved
+	tree := map[string][]backend.DirEntry{}
+	err := backend.Walk(ctx, s.b, root, func(name string, e backend.DirEntry) error {
+		dir, _ := backend.Split(name)
+		tree[dir] = append(tree[dir], e)
+		if !e.IsDir() {
+			return nil
+		}
+		rel, ok := f.below(name)
+		if !ok || strings.HasPrefix(e.Name, ".") || hasControl(e.Name) ||
+			s.rules.CheckWalkRoot(backend.Join(f.root.written, rel), name) != nil ||
+			(prune != nil && prune(rel)) {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, entries := range tree {
+		sortEntries(entries)
+	}
+	return tree, nil
+}
+
+// sortEntries sorts entries by name, bytewise.
+func sortEntries(entries []backend.DirEntry) {
+	slices.SortFunc(entries, func(a, b backend.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// treeWalk is the state of one walk.
+type treeWalk[S any] struct {
+	f    *walkFilter
+	list childLister
+	plan walkPlan[S]
+}
+
+// dir visits the entries of the storage directory dir, relDir below the
+// walk root, whose state is state, and descends into the directories
+// the filter and the visit let it enter.
+func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, state S) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := list(ctx, dir)
+	entries, err := w.list(ctx, dir)
 	if err != nil {
 		if relDir != "" && skippableListErr(err) {
 			// A directory that vanished or cannot be read mid-walk is
@@ -90,27 +168,31 @@ func (s *Set) walkDir(ctx context.Context, f *walkFilter, list childLister, hook
 		}
 		return err
 	}
-	if hooks.enter != nil {
-		if err := hooks.enter(ctx, dir, entries); err != nil {
+	if w.plan.hooks.enter != nil {
+		if err := w.plan.hooks.enter(ctx, dir, entries); err != nil {
 			return err
 		}
 	}
 	for _, e := range entries {
 		actual := backend.Join(dir, e.Name)
 		rel := e.Name
-		if relDir != "" {
+		switch {
+		case relDir == "":
+		case w.f.root.resolved == ".":
+			rel = actual
+		default:
 			rel = relDir + "/" + e.Name
 		}
-		we, show, descend, err := f.check(ctx, actual, e)
+		we, show, descend, err := w.f.check(ctx, actual, e)
 		if err != nil {
 			return err
 		}
-		enter, err := visit(we, rel, show)
+		enter, child, err := w.plan.visit(we, rel, show, state)
 		if err != nil {
 			return err
 		}
 		if e.IsDir() && descend && enter {
-			if err := s.walkDir(ctx, f, list, hooks, actual, rel, visit); err != nil {
+			if err := w.dir(ctx, actual, rel, child); err != nil {
 				return err
 			}
 		}

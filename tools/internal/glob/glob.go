@@ -13,6 +13,7 @@ package glob
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -33,9 +34,29 @@ const maxAlternatives = 256
 
 // Pattern is a compiled glob. It is immutable and safe for concurrent use.
 type Pattern struct {
-	alts    [][]string // each alternative as components; "**" spans directories
+	alts    [][]component // each alternative as components
+	base    []int         // the index of each alternative's first position in a State
+	words   int           // the uint64 words of a State's position set
 	dirOnly bool
 }
+
+// component is one compiled path component of a pattern.
+type component struct {
+	kind compKind
+	// text is the literal, prefix or suffix, or the doublestar pattern.
+	text string
+}
+
+type compKind uint8
+
+const (
+	compSpan    compKind = iota // "**": zero or more components
+	compAny                     // "*": any one component
+	compLiteral                 // no metacharacter: the component itself
+	compSuffix                  // "*" then a literal
+	compPrefix                  // a literal then "*"
+	compGlob                    // anything else, matched by doublestar
+)
 
 // Compile parses a glob pattern relative to the search path.
 func Compile(pattern string) (*Pattern, error) {
@@ -53,22 +74,27 @@ func Compile(pattern string) (*Pattern, error) {
 		return nil, err
 	}
 	p := &Pattern{dirOnly: strings.HasSuffix(pattern, "/")}
+	positions := 0
 	for _, alt := range expanded {
 		comps, err := components(alt)
 		if err != nil {
 			return nil, err
 		}
 		p.alts = append(p.alts, comps)
+		p.base = append(p.base, positions)
+		positions += len(comps) + 1
 	}
+	p.words = (positions + 63) / 64
 	return p, nil
 }
 
-// components splits one brace-free alternative into validated components.
-func components(alt string) ([]string, error) {
+// components splits one brace-free alternative into validated, compiled
+// components.
+func components(alt string) ([]component, error) {
 	if strings.HasPrefix(alt, "/") {
 		return nil, ErrAbsolute
 	}
-	var comps []string
+	var comps []component
 	for _, c := range strings.Split(alt, "/") {
 		switch {
 		case c == "" || c == ".":
@@ -77,18 +103,75 @@ func components(alt string) ([]string, error) {
 			return nil, ErrInvalid
 		case c == "**":
 			// Consecutive "**" components mean the same as one.
-			if len(comps) > 0 && comps[len(comps)-1] == "**" {
+			if len(comps) > 0 && comps[len(comps)-1].kind == compSpan {
 				continue
 			}
 		case !doublestar.ValidatePattern(c):
 			return nil, ErrInvalid
 		}
-		comps = append(comps, c)
+		comps = append(comps, compile(c))
 	}
 	if len(comps) == 0 {
 		return nil, ErrInvalid
 	}
 	return comps, nil
+}
+
+// compile picks the cheapest exact way to match the component c: most
+// components are a literal, "*", or "*" with a literal suffix ("*.go").
+func compile(c string) component {
+	const meta = "*?[\\{}"
+	switch {
+	case c == "**":
+		return component{kind: compSpan}
+	case c == "*":
+		return component{kind: compAny}
+	case !utf8.ValidString(c):
+		// doublestar compares runes, so invalid bytes match alike.
+		return component{kind: compGlob, text: c}
+	case !strings.ContainsAny(c, meta):
+		return component{kind: compLiteral, text: c}
+	case c[0] == '*' && !strings.ContainsAny(c[1:], meta):
+		return component{kind: compSuffix, text: c[1:]}
+	case c[len(c)-1] == '*' && !strings.ContainsAny(c[:len(c)-1], meta):
+		return component{kind: compPrefix, text: c[:len(c)-1]}
+	}
+	return component{kind: compGlob, text: c}
+}
+
+// match reports whether the single path component name matches c (not a
+// span). Names that are not valid UTF-8 go to doublestar, which decodes
+// each invalid byte as U+FFFD, so that they match as they always did.
+func (c component) match(name string) bool {
+	if c.kind != compGlob && c.kind != compAny && !utf8.ValidString(name) {
+		ok, _ := doublestar.Match(c.pattern(), name)
+		return ok
+	}
+	switch c.kind {
+	case compAny:
+		return true
+	case compLiteral:
+		return name == c.text
+	case compSuffix:
+		return strings.HasSuffix(name, c.text)
+	case compPrefix:
+		return strings.HasPrefix(name, c.text)
+	}
+	ok, _ := doublestar.Match(c.text, name)
+	return ok
+}
+
+// pattern returns the component as a doublestar pattern.
+func (c component) pattern() string {
+	switch c.kind {
+	case compAny:
+		return "*"
+	case compSuffix:
+		return "*" + c.text
+	case compPrefix:
+		return c.text + "*"
+	}
+	return c.text
 }
 
 // DirOnly reports whether the pattern ended with "/" and so matches
@@ -98,81 +181,148 @@ func (p *Pattern) DirOnly() bool { return p.dirOnly }
 // Match reports whether the slash-separated path name, relative to the
 // search path, matches the pattern. It does not look at DirOnly.
 func (p *Pattern) Match(name string) bool {
-	parts := strings.Split(name, "/")
-	for _, comps := range p.alts {
-		if matchAll(comps, parts) {
-			return true
-		}
-	}
-	return false
+	st, ok := p.walk(name)
+	return ok && st.Matched()
 }
 
 // CanDescend reports whether some path below the directory dir (relative to
 // the search path) could match, so a walker may skip dir's contents when it
 // returns false.
 func (p *Pattern) CanDescend(dir string) bool {
-	parts := strings.Split(dir, "/")
-	for _, comps := range p.alts {
-		if live(comps, parts) {
+	st, ok := p.walk(dir)
+	return ok && st.Alive()
+}
+
+// walk steps a State through the components of name.
+func (p *Pattern) walk(name string) (State, bool) {
+	st := p.Start()
+	for {
+		part, rest, more := strings.Cut(name, "/")
+		if st = st.Step(part); st.empty() {
+			return st, false
+		}
+		if !more {
+			return st, true
+		}
+		name = rest
+	}
+}
+
+// State is where a walk stands in a pattern: the pattern positions the
+// components walked so far can reach. A walker keeps the State of each
+// directory and steps it by one name per entry, so a match costs one
+// component comparison rather than a match of the whole path. The zero
+// State matches nothing.
+type State struct {
+	p *Pattern
+	// w0 holds the first 64 positions, rest the others.
+	w0   uint64
+	rest []uint64
+}
+
+// Start returns the State of the search path itself.
+func (p *Pattern) Start() State {
+	st := State{p: p}
+	if p.words > 1 {
+		st.rest = make([]uint64, p.words-1)
+	}
+	for i := range p.alts {
+		st.set(p.base[i])
+	}
+	st.closeSpans()
+	return st
+}
+
+func (st *State) has(pos int) bool {
+	if pos < 64 {
+		return st.w0&(1<<pos) != 0
+	}
+	return st.rest[pos/64-1]&(1<<(pos%64)) != 0
+}
+
+func (st *State) set(pos int) {
+	if pos < 64 {
+		st.w0 |= 1 << pos
+		return
+	}
+	st.rest[pos/64-1] |= 1 << (pos % 64)
+}
+
+// closeSpans lets every reached "**" match zero components.
+func (st *State) closeSpans() {
+	for i, comps := range st.p.alts {
+		for j, c := range comps {
+			if c.kind == compSpan && st.has(st.p.base[i]+j) {
+				st.set(st.p.base[i] + j + 1)
+			}
+		}
+	}
+}
+
+// Step returns the State after the path component name.
+func (st State) Step(name string) State {
+	if st.p == nil {
+		return st
+	}
+	next := State{p: st.p}
+	if st.rest != nil {
+		next.rest = make([]uint64, len(st.rest))
+	}
+	for i, comps := range st.p.alts {
+		base := st.p.base[i]
+		for j, c := range comps {
+			if !st.has(base + j) {
+				continue
+			}
+			if c.kind == compSpan {
+				next.set(base + j)
+			} else if c.match(name) {
+				next.set(base + j + 1)
+			}
+		}
+	}
+	next.closeSpans()
+	return next
+}
+
+// empty reports whether no position is reached: nothing at or below the
+// path walked so far matches.
+func (st State) empty() bool {
+	if st.w0 != 0 {
+		return false
+	}
+	for _, w := range st.rest {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Matched reports whether the path walked so far matches the pattern.
+func (st State) Matched() bool {
+	if st.p == nil {
+		return false
+	}
+	for i, comps := range st.p.alts {
+		if st.has(st.p.base[i] + len(comps)) {
 			return true
 		}
 	}
 	return false
 }
 
-// states runs the component automaton over parts and returns the set of
-// pattern positions reached (index len(comps) means the whole pattern
-// matched), or nil when no position is left.
-func states(comps, parts []string) []bool {
-	cur := make([]bool, len(comps)+1)
-	next := make([]bool, len(comps)+1)
-	cur[0] = true
-	closeEpsilon(comps, cur)
-	for _, part := range parts {
-		clear(next)
-		alive := false
-		for i, on := range cur {
-			if !on || i == len(comps) {
-				continue
-			}
-			if comps[i] == "**" {
-				next[i] = true
-				alive = true
-				continue
-			}
-			if ok, _ := doublestar.Match(comps[i], part); ok {
-				next[i+1] = true
-				alive = true
-			}
-		}
-		if !alive {
-			return nil
-		}
-		closeEpsilon(comps, next)
-		cur, next = next, cur
+// Alive reports whether a path below the one walked so far could match,
+// so a walker may skip a directory whose State is not alive.
+func (st State) Alive() bool {
+	if st.p == nil {
+		return false
 	}
-	return cur
-}
-
-// closeEpsilon lets every "**" match zero components.
-func closeEpsilon(comps []string, set []bool) {
-	for i := range comps {
-		if set[i] && comps[i] == "**" {
-			set[i+1] = true
-		}
-	}
-}
-
-func matchAll(comps, parts []string) bool {
-	s := states(comps, parts)
-	return s != nil && s[len(comps)]
-}
-
-func live(comps, parts []string) bool {
-	s := states(comps, parts)
-	for i, on := range s {
-		if on && i < len(comps) {
-			return true
+	for i, comps := range st.p.alts {
+		for j := range comps {
+			if st.has(st.p.base[i] + j) {
+				return true
+			}
 		}
 	}
 	return false

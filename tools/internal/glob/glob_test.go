@@ -2,7 +2,10 @@ package glob
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 func TestCompileErrors(t *testing.T) {
@@ -156,6 +159,91 @@ func FuzzCompile(f *testing.F) {
 					t.Fatalf("Compile(%q): %q matches but CanDescend(%q) is false", pattern, name, name[:i])
 				}
 			}
+		}
+	})
+}
+
+// TestStateSteps checks that a State stepped one component at a time
+// agrees with Match and CanDescend at every prefix of the path, including
+// patterns with more positions than one word of the State holds.
+func TestStateSteps(t *testing.T) {
+	long := "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/*.go"
+	tests := []struct {
+		pattern string
+		path    string
+	}{
+		{"**/*.go", "src/a/b/main.go"},
+		{"src/**/test_*.py", "src/x/y/test_a.py"},
+		{"{a,b}/**/{c,d}*", "b/q/r/dd"},
+		{"*.{go,md}", "x.md"},
+		{"{" + long + "," + long + "," + long + "}", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/main.go"},
+		{"a/**/**/b", "a/x/y/b"},
+		{"*", "x"},
+	}
+	for _, tt := range tests {
+		p, err := Compile(tt.pattern)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tt.pattern, err)
+		}
+		st := p.Start()
+		parts := strings.Split(tt.path, "/")
+		for i, part := range parts {
+			st = st.Step(part)
+			prefix := strings.Join(parts[:i+1], "/")
+			if st.Matched() != p.Match(prefix) {
+				t.Errorf("%q: State at %q Matched() = %v, Match = %v", tt.pattern, prefix, st.Matched(), p.Match(prefix))
+			}
+			if st.Alive() != p.CanDescend(prefix) {
+				t.Errorf("%q: State at %q Alive() = %v, CanDescend = %v", tt.pattern, prefix, st.Alive(), p.CanDescend(prefix))
+			}
+		}
+		if !st.Matched() {
+			t.Errorf("%q: %q does not match", tt.pattern, tt.path)
+		}
+	}
+	var zero State
+	if zero.Step("x").Matched() || zero.Alive() {
+		t.Error("the zero State matches")
+	}
+}
+
+func TestComponentKinds(t *testing.T) {
+	tests := []struct {
+		c    string
+		kind compKind
+	}{
+		{"**", compSpan},
+		{"*", compAny},
+		{"main.go", compLiteral},
+		{"*.go", compSuffix},
+		{"test_*", compPrefix},
+		{"*_test.*", compGlob},
+		{"a?c", compGlob},
+		{"[ab].go", compGlob},
+		{"\\*.go", compGlob},
+		{"**.go", compGlob},
+	}
+	for _, tt := range tests {
+		if got := compile(tt.c).kind; got != tt.kind {
+			t.Errorf("compile(%q).kind = %d, want %d", tt.c, got, tt.kind)
+		}
+	}
+}
+
+// FuzzComponent checks that the fast component matchers agree with
+// doublestar on every component and name.
+func FuzzComponent(f *testing.F) {
+	for _, s := range []string{"*.go", "test_*", "main.go", "*", "*é", "x\xff*"} {
+		f.Add(s, "main.go")
+		f.Add(s, "test_x")
+	}
+	f.Fuzz(func(t *testing.T, c, name string) {
+		if c == "" || c == "**" || strings.Contains(c, "/") || strings.Contains(name, "/") || !doublestar.ValidatePattern(c) {
+			return
+		}
+		want, _ := doublestar.Match(c, name)
+		if got := compile(c).match(name); got != want {
+			t.Fatalf("component %q on %q: %v, doublestar says %v", c, name, got, want)
 		}
 	})
 }

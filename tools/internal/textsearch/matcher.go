@@ -54,6 +54,7 @@ type Options struct {
 type Matcher struct {
 	re       *regexp.Regexp
 	lit      []byte // a literal every match contains; nil when none is known
+	find     finder // finds lit
 	litFold  bool   // lit is ASCII-lowercased and must be found case-insensitively
 	pureLit  bool   // a line holding lit always matches: the regexp need not run
 	newline  bool   // the pattern held a literal line break, which can never match
@@ -94,6 +95,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 		m.maxCols = DefaultMaxColumns
 	}
 	m.lit, m.litFold = requiredLiteral(tree)
+	m.find = newFinder(m.lit)
 	m.pureLit = m.lit != nil && isPureLiteral(tree)
 	return m, nil
 }
@@ -287,7 +289,7 @@ func (m *Matcher) nextMatch(buf, folded []byte, pos, end int) (int, int, bool) {
 		hay = folded
 	}
 	for pos < end {
-		i := bytes.Index(hay[pos:end], m.lit)
+		i := m.find.index(hay[pos:end])
 		if i < 0 {
 			return 0, 0, false
 		}
