@@ -67,10 +67,14 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
 	switch host, local := s.hostDir(root.resolved); {
 	case !info.IsDir() && !s.fileRootVisible(root, info):
-	case local:
-		err = s.rgGrep(ctx, f, q, info.IsDir(), host, pr)
+	case local && !info.IsDir():
+		err = s.rgGrep(ctx, f, q, false, host, pr)
 	default:
-		err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
+		if host, err = s.ripgrepDir(ctx, root.resolved); err == nil && host != "" {
+			err = s.rgGrep(ctx, f, q, true, host, pr)
+		} else if err == nil {
+			err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
+		}
 	}
 	if err != nil {
 		return "", s.rgErr(err, p)

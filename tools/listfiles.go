@@ -23,10 +23,12 @@ import (
 // root down, and .git/info/exclude (the last two only inside a git
 // repository, a directory holding .git); with ripgrep's precedence (a
 // glob argument first, then .rgignore, .ignore, .gitignore, exclude, the
-// deepest file first within each kind). Unlike ripgrep it never reads
-// ignore files above the namespace root, nor a global git excludes file.
-// Both engines skip symlinks met during the walk, as ripgrep does without
-// --follow.
+// deepest file first within each kind). Neither engine reads ignore files
+// above the namespace root (ripgrep runs with --no-ignore-parent, and the
+// built-in engine walks a directory whose ancestors inside the namespace
+// hold ignore rules, which that flag would hide from ripgrep), nor a
+// global git excludes file. Both engines skip symlinks met during the
+// walk, as ripgrep does without --follow.
 
 // maxIgnoreFile bounds how much of one ignore file is read.
 const maxIgnoreFile = 1 << 20
@@ -80,9 +82,10 @@ func (s *Set) listFiles(ctx context.Context, raw json.RawMessage) (string, error
 			add(root.written)
 		}
 	default:
-		if host, ok := s.hostDir(root.resolved); ok {
+		var host string
+		if host, err = s.ripgrepDir(ctx, root.resolved); err == nil && host != "" {
 			err = s.rgListFiles(ctx, f, host, sel, add)
-		} else {
+		} else if err == nil {
 			err = s.builtinListFiles(ctx, f, sel, add)
 		}
 	}
@@ -109,6 +112,32 @@ func (s *Set) hostDir(name string) (string, bool) {
 		return "", false
 	}
 	return lp.LocalPath(name)
+}
+
+// ripgrepDir returns the host path to run ripgrep in for a walk of the
+// storage directory dir, or "" when the built-in engine must walk it:
+// when dir is not on local disk, or when a directory above it inside the
+// namespace holds ignore rules. ripgrep runs with --no-ignore-parent, so
+// that it never reads ignore files above the namespace root, and so it
+// would not see those rules either.
+func (s *Set) ripgrepDir(ctx context.Context, dir string) (string, error) {
+	host, ok := s.hostDir(dir)
+	if !ok {
+		return "", nil
+	}
+	if dir == "." {
+		return host, nil
+	}
+	ig, err := s.newIgnoreStack(ctx, dir, selection{})
+	if err != nil {
+		return "", err
+	}
+	for _, lv := range ig.levels {
+		if lv.rgignore != nil || lv.ignore != nil || (lv.inRepo && (lv.gitignore != nil || lv.exclude != nil)) {
+			return "", nil
+		}
+	}
+	return host, nil
 }
 
 // runner returns the ripgrep runner configured by the options.

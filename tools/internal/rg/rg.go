@@ -166,8 +166,11 @@ func (q Query) args() []string {
 
 // commonArgs come first in every run. --sort=path makes output
 // deterministic (and rg single-threaded); --no-config ignores
-// RIPGREP_CONFIG_PATH even if the environment had it.
-var commonArgs = []string{"--no-config", "--sort=path", "--color=never", "--no-follow"}
+// RIPGREP_CONFIG_PATH even if the environment had it;
+// --no-ignore-parent keeps rg from reading ignore files above the
+// directory it runs in, which may lie outside the namespace (and which
+// the built-in engine, reading only through the backend, cannot see).
+var commonArgs = []string{"--no-config", "--sort=path", "--color=never", "--no-follow", "--no-ignore-parent"}
 
 // run starts rg in dir with args, hands its stdout to read, and maps the
 // exit status. read reports whether it consumed the whole output; when it

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,4 +289,25 @@ func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parseJSON(bufio.NewReader(bytes.NewReader(data)), 0, func(File) bool { return true })
 	})
+}
+
+// BenchmarkParseJSON measures reading rg --json output of 500 files with
+// one match each (about 335 KB, what the benchmark suite's literal
+// search prints), to compare with the run of rg itself.
+func BenchmarkParseJSON(b *testing.B) {
+	var sb strings.Builder
+	for i := range 500 {
+		p := fmt.Sprintf("./src/load%d/config/v1/index_%05d.py", i%8, i)
+		fmt.Fprintf(&sb, `{"type":"begin","data":{"path":{"text":%q}}}`+"\n", p)
+		fmt.Fprintf(&sb, `{"type":"match","data":{"path":{"text":%q},"lines":{"text":"    path = parseManifest(file, 1121)\n"},"line_number":172,"absolute_offset":5774,"submatches":[{"match":{"text":"parseManifest"},"start":11,"end":24}]}}`+"\n", p)
+		fmt.Fprintf(&sb, `{"type":"end","data":{"path":{"text":%q},"binary_offset":null,"stats":{"elapsed":{"secs":0,"nanos":15283,"human":"0.000015s"},"searches":1,"searches_with_match":1,"bytes_searched":16853,"bytes_printed":331,"matched_lines":1,"matches":1}}}`+"\n", p)
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		n := 0
+		if _, err := parseJSON(bufio.NewReader(bytes.NewReader(data)), 0, func(f File) bool { n += len(f.Lines); return true }); err != nil || n != 500 {
+			b.Fatalf("parsed %d lines: %v", n, err)
+		}
+	}
 }
