@@ -192,7 +192,7 @@ func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, dir b
 			if !ig.keep(we.Actual, rel, isDir) {
 				return false, nil
 			}
-			if show && !isDir && we.Info.IsRegular() && !yield(fileJob(we.Resolved, s.outputPath(we.Name))) {
+			if show && !isDir && we.Info.IsRegular() && !yield(fileJob(we.Resolved, s.outputPath(we.Name), we.Info.Size)) {
 				return false, errStopWalk
 			}
 			return true, nil
