@@ -92,7 +92,9 @@ func (s *Set) listerFor(ctx context.Context, f *walkFilter, prune func(string) b
 	_, local := s.hostDir(f.root.resolved)
 	if _, ok := s.b.(backend.Walker); !ok || local {
 		return func(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-			entries, err := s.b.List(ctx, dir)
+			// Walkers need names and types, not sizes: where the backend
+			// can list without a stat per entry, it does.
+			entries, err := backend.ListTypes(ctx, s.b, dir)
 			if err != nil {
 				return nil, err
 			}
