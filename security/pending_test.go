@@ -31,6 +31,11 @@ var pendingFixes = []pendingFix{
 	{tool: searchFiles, fatal: "not a directory"},
 	{tool: findFiles, fatal: "not a directory"},
 	{tool: listFiles, fatal: "not a directory"},
+	// A pattern or glob longer than the 128 KiB a command-line argument
+	// may hold (TestOversizedArguments) makes starting ripgrep fail with
+	// E2BIG, which the tools report as fatal.
+	{tool: grepTool, fatal: "argument list too long"},
+	{tool: listFiles, fatal: "argument list too long"},
 }
 
 // pendingFatal reports whether err is the fatal error of a reported,
