@@ -177,13 +177,10 @@ func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, state S) erro
 	}
 	for _, e := range entries {
 		actual := backend.Join(dir, e.Name)
-		rel := e.Name
-		switch {
-		case relDir == "":
-		case w.f.root.resolved == ".":
-			rel = actual
-		default:
-			rel = relDir + "/" + e.Name
+		// rel is actual without the root and its slash: no new string.
+		rel := actual
+		if root := w.f.root.resolved; root != "." {
+			rel = actual[len(root)+1:]
 		}
 		we, show, descend, err := w.f.check(ctx, actual, e)
 		if err != nil {
