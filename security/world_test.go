@@ -268,6 +268,18 @@ func newWorld(t *testing.T, kind string, s secrets, l layout) (*world, bool) {
 // no subtest at all; the remote kinds skip loudly without Docker.
 func forWorlds(t *testing.T, kinds []string, mk func(s secrets) layout, fn func(t *testing.T, w *world)) {
 	t.Helper()
+	eachWorld(t, true, kinds, mk, fn)
+}
+
+// forWorldsSerial is forWorlds with subtests that run one after the
+// other, for tests that change the environment.
+func forWorldsSerial(t *testing.T, kinds []string, mk func(s secrets) layout, fn func(t *testing.T, w *world)) {
+	t.Helper()
+	eachWorld(t, false, kinds, mk, fn)
+}
+
+func eachWorld(t *testing.T, parallel bool, kinds []string, mk func(s secrets) layout, fn func(t *testing.T, w *world)) {
+	t.Helper()
 	for _, kind := range kinds {
 		s := newSecrets()
 		l := mk(s)
@@ -275,7 +287,9 @@ func forWorlds(t *testing.T, kinds []string, mk func(s secrets) layout, fn func(
 			continue
 		}
 		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
+			if parallel {
+				t.Parallel()
+			}
 			w, ok := newWorld(t, kind, s, l)
 			if !ok {
 				t.Fatalf("world %s cannot hold the layout", kind)
