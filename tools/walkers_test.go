@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/local"
 )
 
 // walkTree is the tree most walker tests search.
@@ -229,4 +230,106 @@ func TestWalkerBackendOrder(t *testing.T) {
 	wantEqual(t, ok(t, s, nameFindFiles, "pattern", "**"), "a/\na/b.txt\na/c/\na/c/d.go\na.txt\nb.go\nbin.dat\nsub/\nsub/z.md"+hidden)
 	wantEqual(t, ok(t, s, nameSearchFiles, "pattern", "needle", "path", "a"), "a/b.txt:1:needle in a/b\na/c/d.go:2:// needle")
 	wantEqual(t, ok(t, s, nameListFiles), "a/b.txt\na/c/d.go\na.txt\nb.go\nbin.dat\nsub/z.md"+hidden)
+}
+
+// skipRecorder is a backend with a Walker (the listing fallback, which
+// honours fs.SkipDir) that records the directories the walk asked to
+// skip, and the directories it listed.
+type skipRecorder struct {
+	backend.Backend
+	skipped, listed []string
+}
+
+func (r *skipRecorder) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+	r.listed = append(r.listed, dir)
+	return r.Backend.List(ctx, dir)
+}
+
+func (r *skipRecorder) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
+	return backend.Walk(ctx, r.Backend, dir, func(name string, e backend.DirEntry) error {
+		err := fn(name, e)
+		if err == fs.SkipDir {
+			r.skipped = append(r.skipped, name)
+		}
+		return err
+	})
+}
+
+// TestWalkerPrunes checks that a whole-tree walk skips what no walker
+// may enter (hidden and denied directories, and for find_files the
+// directories its pattern cannot reach), and that the output is the same
+// as without pruning.
+func TestWalkerPrunes(t *testing.T) {
+	tree := map[string]string{
+		"src/a.go": "needle\n", "src/deep/b.go": "needle\n", "docs/c.md": "needle\n",
+		".git/config": "needle\n", "private/key.go": "needle\n", "src/.cache/x.go": "needle\n",
+	}
+	tests := []struct {
+		tool        string
+		args        []any
+		want        string
+		wantSkipped []string
+	}{
+		{nameSearchFiles, []any{"pattern", "needle"},
+			"docs/c.md:1:needle\nsrc/a.go:1:needle\nsrc/deep/b.go:1:needle\n[1 hidden entries omitted; name a hidden path explicitly to include it]",
+			[]string{".git", "private", "src/.cache"}},
+		{nameFindFiles, []any{"pattern", "src/*.go"},
+			"src/a.go\n[1 hidden entries omitted; name a hidden path explicitly to include it]",
+			[]string{".git", "docs", "private", "src/.cache", "src/deep"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			fx := backends(t)[1]
+			putTree(t, fx, tree)
+			rec := &skipRecorder{Backend: fx.b}
+			s := newSet(t, rec, Options{Denied: []string{"private"}})
+			wantEqual(t, ok(t, s, tt.tool, tt.args...), tt.want)
+			sort.Strings(rec.skipped)
+			if strings.Join(rec.skipped, " ") != strings.Join(tt.wantSkipped, " ") {
+				t.Errorf("skipped %q, want %q", rec.skipped, tt.wantSkipped)
+			}
+		})
+	}
+}
+
+// localRecorder is a local backend that records the directories it
+// lists.
+type localRecorder struct {
+	*local.FS
+	listed []string
+}
+
+func (r *localRecorder) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+	r.listed = append(r.listed, dir)
+	return r.FS.List(ctx, dir)
+}
+
+// TestLocalWalkListsAsItGoes checks that on local disk the walk lists one
+// directory at a time, never hidden, denied or pruned ones, and stops
+// listing once a capped walker has its output.
+func TestLocalWalkListsAsItGoes(t *testing.T) {
+	fx := localFixture(t)
+	putTree(t, fx, map[string]string{
+		"a/x.go": "needle\n", "a/y.go": "needle\n", "b/z.go": "needle\n", "c/w.txt": "needle\n",
+		".git/objects/o": "needle\n", "private/p.go": "needle\n",
+	})
+	rec := &localRecorder{FS: fx.b.(*local.FS)}
+	tests := []struct {
+		tool       string
+		opts       Options
+		args       []any
+		wantListed string
+	}{
+		{nameSearchFiles, Options{Denied: []string{"private"}}, []any{"pattern", "needle"}, ". a b c"},
+		{nameFindFiles, Options{}, []any{"pattern", "b/*.go"}, ". b"},
+		{nameFindFiles, Options{MaxFindResults: 1}, []any{"pattern", "**/*.go"}, ". a"},
+	}
+	for _, tt := range tests {
+		rec.listed = nil
+		s := newSet(t, rec, tt.opts)
+		ok(t, s, tt.tool, tt.args...)
+		if got := strings.Join(rec.listed, " "); got != tt.wantListed {
+			t.Errorf("%s %v listed %q, want %q", tt.tool, tt.args, got, tt.wantListed)
+		}
+	}
 }
