@@ -77,7 +77,7 @@ func Rows() []Row {
 		{"SearchRegex", "search_files regex with a literal part", "rg -n '" + RegexPattern + "'", Goal{RatioAtMost, 2}},
 		{"Grep", "grep tool (ripgrep-backed)", "rg, same flags, plain output", Goal{RatioAtMost, 1.1}},
 		{"FindFiles", "find_files **/*.go, 100k entries", "find -name '*.go'", Goal{RatioAtMost, 1.0}},
-		{"ReadFile", "read_file of a 4 KiB file, in process", "os.Open + read + format", Goal{RatioAtMost, 1.5}},
+		{"ReadFile", "read_file of a 4 KiB file, in process", "os.ReadFile + format", Goal{RatioAtMost, 1.5}},
 		{"ReadWindowRSS", "read_file limit 50 of a 1 GiB file", "-", Goal{RSSUnder, 16}},
 		{"Mounted/search_files", "search_files through mounted", "same local backend direct", Goal{RatioAtMost, 1.05}},
 		{"Mounted/find_files", "find_files through mounted", "same local backend direct", Goal{RatioAtMost, 1.05}},
