@@ -206,8 +206,10 @@ type world struct {
 	// other storage.
 	hostRoot string
 	// root is the parent-relative storage prefix of paths the tools may
-	// change ("ws/").
-	root string
+	// change ("ws/"); otherRoots are further such prefixes (the other
+	// writable mounts of a rooted world).
+	root       string
+	otherRoots []string
 	// extra, when set, arranges more nodes after construction.
 	extra func(t *testing.T, l layout)
 }
