@@ -304,7 +304,7 @@ func eachWorld(t *testing.T, parallel bool, kinds []string, mk func(s secrets) l
 // newLocalWorld builds the layout on local disk. mount puts the root
 // under a mounted namespace as "/ws", with "ro" mounted read-only beside
 // it.
-func newLocalWorld(t *testing.T, s secrets, l layout, mount bool) *world {
+func newLocalWorld(t testing.TB, s secrets, l layout, mount bool) *world {
 	t.Helper()
 	parent := t.TempDir()
 	buildLocal(t, parent, l)
@@ -328,7 +328,7 @@ func newLocalWorld(t *testing.T, s secrets, l layout, mount bool) *world {
 	return w
 }
 
-func openLocal(t *testing.T, dir string) *local.FS {
+func openLocal(t testing.TB, dir string) *local.FS {
 	t.Helper()
 	b, err := local.New(dir)
 	if err != nil {
@@ -339,7 +339,7 @@ func openLocal(t *testing.T, dir string) *local.FS {
 }
 
 // buildLocal creates layout l below the host directory parent.
-func buildLocal(t *testing.T, parent string, l layout) {
+func buildLocal(t testing.TB, parent string, l layout) {
 	t.Helper()
 	for _, name := range l.sorted() {
 		n := l[name]
