@@ -31,6 +31,7 @@ var pendingFixes = []pendingFix{
 	{tool: searchFiles, fatal: "not a directory"},
 	{tool: findFiles, fatal: "not a directory"},
 	{tool: listFiles, fatal: "not a directory"},
+	{tool: grepTool, fatal: "not a directory"},
 	// A pattern or glob longer than the 128 KiB a command-line argument
 	// may hold (TestOversizedArguments) makes starting ripgrep fail with
 	// E2BIG, which the tools report as fatal.
