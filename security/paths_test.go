@@ -169,6 +169,14 @@ func TestPathSpellings(t *testing.T) {
 	}
 	forWorlds(t, allKinds, baseLayout, func(t *testing.T, w *world) {
 		s := w.set(t, tools.Options{})
+		if w.hostAbs {
+			// On local disk an absolute host path inside the root names
+			// the file it leads to.
+			p := w.expand("@/ws/sub/../a.txt")
+			if out, err := call(t, s, readFile, map[string]any{"path": p}); err != nil || !strings.Contains(out, "hello inside") {
+				t.Errorf("read_file %s: %q, %v; want a.txt", p, out, err)
+			}
+		}
 		for _, f := range families {
 			t.Run(f.name, func(t *testing.T) { w.attackPaths(t, s, f.cases) })
 		}

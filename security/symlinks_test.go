@@ -128,8 +128,9 @@ func TestSymlinks(t *testing.T) {
 }
 
 // walkersDropLinks runs every walker from the root and from a linked
-// directory and checks that no link leading out (or to a denied target)
-// is listed, and that walks through the link to the root itself end.
+// directory and checks that no link leading out, no denied directory and
+// no link to a denied target is listed, and that walks through the link
+// to the root itself end.
 func (w *world) walkersDropLinks(t *testing.T, s *tools.Set) {
 	t.Helper()
 	for _, root := range []string{".", "sub", "lnk-mid", "lnk-root"} {
@@ -139,7 +140,7 @@ func (w *world) walkersDropLinks(t *testing.T, s *tools.Set) {
 			if err != nil {
 				t.Errorf("%s %s %q: %v", w.kind, tool, root, err)
 			}
-			for _, bad := range []string{"x-out-", "lnk-denied"} {
+			for _, bad := range []string{"x-out-", "lnk-denied", "private"} {
 				if strings.Contains(out, bad) {
 					t.Errorf("%s %s %q lists %s entries:\n%s", w.kind, tool, root, bad, clip(out))
 				}
