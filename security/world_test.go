@@ -210,8 +210,6 @@ type world struct {
 	// writable mounts of a rooted world).
 	root       string
 	otherRoots []string
-	// extra, when set, arranges more nodes after construction.
-	extra func(t *testing.T, l layout)
 }
 
 // expand replaces a leading "@" of p by the parent's absolute name.
@@ -311,7 +309,6 @@ func newLocalWorld(t testing.TB, s secrets, l layout, mount bool) *world {
 	w := &world{kind: kindLocal, s: s, absParent: parent, leaks: []string{parent}, cheapSnap: true,
 		hostRoot: filepath.Join(parent, "ws"), root: "ws/", hostAbs: true}
 	w.snap = func(t *testing.T) snapshot { return snapLocal(t, parent) }
-	w.extra = func(t *testing.T, l layout) { buildLocal(t, parent, l) }
 	lb := openLocal(t, filepath.Join(parent, "ws"))
 	w.b = lb
 	if mount {
@@ -411,28 +408,24 @@ func snapLocal(t *testing.T, parent string) snapshot {
 func newAferoWorld(t *testing.T, s secrets, l layout) *world {
 	t.Helper()
 	mem := afero.NewMemMapFs()
-	build := func(t *testing.T, l layout) {
-		t.Helper()
-		for _, name := range l.sorted() {
-			n := l[name]
-			var err error
-			switch n.kind {
-			case nFile:
-				if err = mem.MkdirAll(path.Dir("/"+name), 0o755); err == nil {
-					err = afero.WriteFile(mem, "/"+name, []byte(n.data), 0o644)
-				}
-			case nDir:
-				err = mem.MkdirAll("/"+name, 0o755)
-			default:
-				t.Fatalf("afero world cannot hold %s", name)
+	for _, name := range l.sorted() {
+		n := l[name]
+		var err error
+		switch n.kind {
+		case nFile:
+			if err = mem.MkdirAll(path.Dir("/"+name), 0o755); err == nil {
+				err = afero.WriteFile(mem, "/"+name, []byte(n.data), 0o644)
 			}
-			if err != nil {
-				t.Fatalf("arranging %s: %v", name, err)
-			}
+		case nDir:
+			err = mem.MkdirAll("/"+name, 0o755)
+		default:
+			t.Fatalf("afero world cannot hold %s", name)
+		}
+		if err != nil {
+			t.Fatalf("arranging %s: %v", name, err)
 		}
 	}
-	build(t, l)
-	w := &world{kind: kindAfero, s: s, b: aferoadapter.New(afero.NewBasePathFs(mem, "/ws")), root: "ws/", cheapSnap: true, extra: build}
+	w := &world{kind: kindAfero, s: s, b: aferoadapter.New(afero.NewBasePathFs(mem, "/ws")), root: "ws/", cheapSnap: true}
 	w.snap = func(t *testing.T) snapshot {
 		t.Helper()
 		out := snapshot{}
@@ -466,28 +459,26 @@ func newS3World(t *testing.T, s secrets, l layout) *world {
 	srv := s3srv.Get(t)
 	client := srv.Client()
 	prefix := "sec-" + randHex(6) + "/"
-	build := func(t *testing.T, l layout) {
-		t.Helper()
-		for _, name := range l.sorted() {
-			n := l[name]
-			key, body := prefix+name, n.data
-			switch n.kind {
-			case nFile:
-			case nDir:
-				key, body = key+"/", ""
-			default:
-				t.Fatalf("S3 world cannot hold %s", name)
-			}
-			putObject(t, client, key, body)
+	for _, name := range l.sorted() {
+		n := l[name]
+		key, body := prefix+name, n.data
+		switch n.kind {
+		case nFile:
+		case nDir:
+			key, body = key+"/", ""
+		default:
+			t.Fatalf("S3 world cannot hold %s", name)
 		}
+		putObject(t, client, key, body)
 	}
-	build(t, l)
 	w := &world{kind: kindS3, s: s, b: srv.NewBackend(t, prefix+"ws"), absParent: "/" + strings.TrimSuffix(prefix, "/"),
-		root: "ws/", extra: build}
+		root: "ws/"}
 	w.snap = func(t *testing.T) snapshot { return snapS3(t, client, prefix) }
 	return w
 }
 
+// putObject stores body as key in the shared server's bucket, behind
+// the backend's back.
 func putObject(t *testing.T, c *s3.Client, key, body string) {
 	t.Helper()
 	_, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(containers.DefaultS3Bucket), Key: aws.String(key), Body: strings.NewReader(body)})
@@ -535,14 +526,13 @@ func newSFTPWorld(t *testing.T, s secrets, l layout) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(t *testing.T, l layout) { buildSFTP(t, srv, c, parent, l) }
-	build(t, l)
+	buildSFTP(t, srv, c, parent, l)
 	b, err := srv.Dial(ctx, parent+"/ws")
 	if err != nil {
 		t.Fatalf("sftpadapter.Dial: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	w := &world{kind: kindSFTP, s: s, b: b, absParent: parent, leaks: []string{parent}, root: "ws/", extra: build}
+	w := &world{kind: kindSFTP, s: s, b: b, absParent: parent, leaks: []string{parent}, root: "ws/"}
 	w.snap = func(t *testing.T) snapshot { return snapSFTP(t, c, parent) }
 	return w
 }
