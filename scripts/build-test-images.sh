@@ -88,7 +88,8 @@ debian_mirror() {
 			return
 		fi
 	done
-	echo "http://deb.debian.org/debian"
+	log "no bookworm source found in /etc/apt; set FENCEFS_DEBIAN_MIRROR to a Debian archive URL"
+	return 1
 }
 
 # sftp_start_script is the container's command: it installs the authorized
