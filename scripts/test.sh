@@ -4,7 +4,8 @@
 # in containers. It installs what it needs (Docker Engine from Debian's
 # docker.io, ripgrep, debootstrap), starts dockerd when it is not running,
 # builds the test images locally, and then runs vet, gofmt and the race-
-# enabled tests. Extra arguments are passed to `go test`.
+# enabled tests, then every fuzz target briefly (FUZZTIME, default 5s).
+# Extra arguments are passed to `go test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,3 +63,5 @@ log "go vet"
 go vet ./...
 log "go test -race"
 go test -race -count=1 -timeout 30m "$@" ./...
+log "fuzz: every target for ${FUZZTIME:-5s}"
+FUZZTIME="${FUZZTIME:-5s}" ./scripts/fuzz.sh
