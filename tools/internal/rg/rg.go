@@ -15,8 +15,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -296,79 +294,42 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 func (l *limitedBuffer) String() string { return l.b.String() }
 
-// jsonData is the part of an rg --json message the runner uses.
-type jsonData struct {
-	Path         jsonText `json:"path"`
-	Lines        jsonText `json:"lines"`
-	LineNumber   int      `json:"line_number"`
-	BinaryOffset *int64   `json:"binary_offset"`
-}
-
-// jsonText is rg's encoding of possibly non-UTF-8 data: "text" when it is
-// valid UTF-8, base64 "bytes" otherwise.
-type jsonText struct {
-	Text  *string `json:"text"`
-	Bytes *string `json:"bytes"`
-}
-
-func (t jsonText) raw() ([]byte, error) {
-	switch {
-	case t.Text != nil:
-		return []byte(*t.Text), nil
-	case t.Bytes != nil:
-		return base64.StdEncoding.DecodeString(*t.Bytes)
-	}
-	return nil, nil
-}
-
 // parseJSON reads rg --json messages and calls fn per file at its "end"
 // message. It reports whether it read to the end of the output.
 func parseJSON(out *bufio.Reader, maxCols int, fn func(File) bool) (bool, error) {
-	var msg struct {
-		Type string   `json:"type"`
-		Data jsonData `json:"data"`
-	}
+	d := newDecoder(out, maxCols)
+	var m message
 	var cur File
 	for {
-		line, err := out.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			msg.Type, msg.Data = "", jsonData{}
-			if jerr := json.Unmarshal(line, &msg); jerr != nil {
-				return false, jerr
-			}
-			switch msg.Type {
-			case "begin":
-				p, perr := msg.Data.Path.raw()
-				if perr != nil {
-					return false, perr
-				}
-				cur = File{Path: string(p), BinaryOffset: -1}
-			case "match", "context":
-				text, terr := msg.Data.Lines.raw()
-				if terr != nil {
-					return false, terr
-				}
-				text = bytes.TrimSuffix(text, []byte{'\n'})
-				cur.Lines = append(cur.Lines, textsearch.Line{
-					Number: msg.Data.LineNumber,
-					Text:   textsearch.Display(text, maxCols),
-					Match:  msg.Type == "match",
-				})
-			case "end":
-				if msg.Data.BinaryOffset != nil {
-					cur.BinaryOffset = *msg.Data.BinaryOffset
-				}
-				if !fn(cur) {
-					return false, nil
-				}
-				cur = File{}
-			}
-		}
+		err := d.message(&m)
 		if err == io.EOF {
 			return true, nil
 		}
 		if err != nil {
 			return false, err
+		}
+		switch m.typ {
+		case "begin":
+			if m.path.cut {
+				return false, errJSON
+			}
+			cur = File{Path: string(m.path.data), BinaryOffset: -1}
+		case "match", "context":
+			text := m.lines.data
+			if !m.lines.cut {
+				text = bytes.TrimSuffix(text, []byte{'\n'})
+			}
+			cur.Lines = append(cur.Lines, textsearch.Line{
+				Number: m.lineNumber,
+				Text:   textsearch.Display(text, maxCols),
+				Match:  m.typ == "match",
+			})
+		case "end":
+			cur.BinaryOffset = m.binaryOffset
+			if !fn(cur) {
+				return false, nil
+			}
+			cur = File{}
 		}
 	}
 }
