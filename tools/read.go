@@ -195,6 +195,12 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	c := newCollector(win)
 	atStart := true
 	for {
+		// A stream may be endless and its reader deaf to ctx: check the
+		// deadline for every piece, since short lines never fill the
+		// buffer.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			if atStart {
@@ -207,16 +213,10 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 				atStart = true
 			}
 		}
-		if err == bufio.ErrBufferFull {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			continue
-		}
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
+		if err != nil && err != bufio.ErrBufferFull {
 			return nil, err
 		}
 	}

@@ -1,5 +1,3 @@
-//go:build pendingfix
-
 package security
 
 import "testing"
