@@ -14,11 +14,12 @@ import (
 // walk: each directory's entries sorted by name, depth first, as ripgrep's
 // --sort path orders them, every entry judged by the walk filter.
 //
-// Where the walked directory is on local disk, the walk lists one
-// directory at a time as it goes: a listing is one cheap system call, the
-// output streams in order (a capped walker stops early), and hidden,
-// denied or pruned directories are never listed. Elsewhere a backend with
-// a Walker lists the whole tree in one pass (one request per 1000 keys on
+// Where the walked directory is on local disk (or the backend has no
+// Walker), the walk lists one directory at a time as it goes: on local
+// disk a listing is a few cheap system calls, the output streams in order
+// (a capped walker stops early), and hidden, denied or pruned directories
+// are never listed. Elsewhere the backend's Walker lists the whole tree
+// in one pass (one request per 1000 keys on
 // S3), skipping the directories no walker may enter, and the walk then
 // runs over that listing, sorted here because a Walker's order is
 // unspecified.
@@ -53,7 +54,8 @@ type walkPlan[S any] struct {
 	// (relative to the walk root) can be of use, so a whole-tree listing
 	// may skip its contents.
 	prune func(rel string) bool
-	// root is the state of the walk root's entries' parent.
+	// root is the state of the walk root, which its entries receive as
+	// their parent's.
 	root  S
 	visit stateVisit[S]
 }
