@@ -196,7 +196,7 @@ func (s *Set) rgListFiles(ctx context.Context, f *walkFilter, host string, sel s
 	if err := s.countHidden(ctx, f); err != nil {
 		return err
 	}
-	m := rgMapper{s: s, f: f, seenControl: map[string]bool{}}
+	m := rgMapper{s: s, f: f, seenControl: map[string]bool{}, dense: true}
 	var mapErr error
 	err := s.runner().Files(ctx, rg.Query{Dir: host, Globs: sel.globs}, func(printed string) bool {
 		we, ok, err := m.entry(ctx, printed)
@@ -240,6 +240,13 @@ type rgMapper struct {
 	// seenControl remembers directories with control characters in their
 	// names, counted once as the built-in walk counts them.
 	seenControl map[string]bool
+	// dense is set when ripgrep prints most files of a directory (a file
+	// listing), so that listing the directory once beats a stat per file.
+	dense bool
+	// dir is the directory of the last path looked up, and listed its
+	// entries by name once it was listed.
+	dir    string
+	listed map[string]backend.DirEntry
 }
 
 // entry maps one printed path. ok is false when the path must not be
@@ -275,20 +282,51 @@ func (m *rgMapper) entry(ctx context.Context, printed string) (walkEntry, bool, 
 	if !backend.ValidPath(actual) {
 		return walkEntry{}, false, nil
 	}
-	info, err := backend.Stat(ctx, m.s.b, actual)
-	if err != nil {
-		if ctx.Err() != nil {
-			return walkEntry{}, false, ctx.Err()
-		}
-		return walkEntry{}, false, nil
+	e, found, err := m.lookup(ctx, actual)
+	if err != nil || !found {
+		return walkEntry{}, false, err
 	}
-	_, name := backend.Split(actual)
-	e := backend.DirEntry{Name: name, Type: info.Mode.Type(), Size: info.Size, ModTime: info.ModTime}
 	we, show, _, err := m.f.check(ctx, actual, e)
 	if err != nil || !show || we.Link || !we.Info.IsRegular() {
 		return we, false, err
 	}
 	return we, true, nil
+}
+
+// lookup returns the entry of the storage path actual as it is now, or
+// false when there is none. ripgrep prints paths in path order, so the
+// files of one directory arrive together: in a dense listing the second
+// file of a directory lists it once for all the others, where each would
+// otherwise be stat-ed.
+func (m *rgMapper) lookup(ctx context.Context, actual string) (backend.DirEntry, bool, error) {
+	dir, name := backend.Split(actual)
+	if dir == m.dir && m.listed != nil {
+		e, ok := m.listed[name]
+		return e, ok, nil
+	}
+	if dir == m.dir && m.dense {
+		entries, err := backend.ListTypes(ctx, m.s.b, dir)
+		if err == nil {
+			m.listed = make(map[string]backend.DirEntry, len(entries))
+			for _, e := range entries {
+				m.listed[e.Name] = e
+			}
+			e, ok := m.listed[name]
+			return e, ok, nil
+		}
+		if ctx.Err() != nil {
+			return backend.DirEntry{}, false, ctx.Err()
+		}
+	}
+	m.dir, m.listed = dir, nil
+	info, err := backend.Stat(ctx, m.s.b, actual)
+	if err != nil {
+		if ctx.Err() != nil {
+			return backend.DirEntry{}, false, ctx.Err()
+		}
+		return backend.DirEntry{}, false, nil
+	}
+	return backend.DirEntry{Name: name, Type: info.Mode.Type(), Size: info.Size, ModTime: info.ModTime}, true, nil
 }
 
 // controlComponent returns the index of the first component of rel with
