@@ -28,10 +28,11 @@ type existing struct {
 	hash string
 }
 
-// loadTarget inspects the target of a write or edit. A missing target is
-// fine when its parent directory exists; keep bounds how much of an
-// existing file is kept in memory (0: all of it). Refusals use the texts
-// of write_file.
+// loadTarget inspects the target of a write. A missing target is fine
+// when its parent directory exists. At most keep bytes of an existing
+// file are held (none when its reported size is larger: the diff will be
+// headers only), while all of it is hashed as it streams by, for the
+// write's precondition. Refusals use the texts of write_file.
 func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, error) {
 	info, err := backend.Stat(ctx, s.b, t.resolved)
 	switch {
@@ -55,6 +56,9 @@ func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, e
 		return existing{}, s.storageErr(err, t.display)
 	}
 	defer r.Close()
+	if info.Size > keep {
+		keep = 0
+	}
 	ex, err := readExisting(ctx, r, keep)
 	if err != nil {
 		return ex, s.storageErr(err, t.display)
@@ -63,25 +67,21 @@ func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, e
 }
 
 // readExisting reads r to its end, hashing all of it and keeping at most
-// keep bytes (all when keep is 0).
+// keep bytes; partial is set when there was more.
 func readExisting(ctx context.Context, r io.Reader, keep int64) (existing, error) {
 	h := sha256.New()
 	var buf bytes.Buffer
 	src := io.TeeReader(contextReader{ctx, r}, h)
 	ex := existing{exists: true}
-	if keep > 0 {
-		if _, err := io.CopyN(&buf, src, keep+1); err != nil && err != io.EOF {
+	if _, err := io.CopyN(&buf, src, keep+1); err != nil && err != io.EOF {
+		return ex, err
+	}
+	if int64(buf.Len()) > keep {
+		ex.partial = true
+		buf.Truncate(int(keep))
+		if _, err := io.Copy(h, contextReader{ctx, r}); err != nil {
 			return ex, err
 		}
-		if int64(buf.Len()) > keep {
-			ex.partial = true
-			buf.Truncate(int(keep))
-			if _, err := io.Copy(h, contextReader{ctx, r}); err != nil {
-				return ex, err
-			}
-		}
-	} else if _, err := io.Copy(&buf, src); err != nil {
-		return ex, err
 	}
 	ex.data = buf.Bytes()
 	ex.hash = hex.EncodeToString(h.Sum(nil))

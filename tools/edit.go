@@ -1,9 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -66,9 +69,6 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if isBinaryPrefix(old.data) {
-		return "", retryf("%s is a binary file; edit_file only edits text files.", p)
-	}
 	if i := invalidUTF8(old.data); i >= 0 {
 		return "", retryf("%s is not valid UTF-8 (invalid byte at offset %d); edit_file only edits UTF-8 text.", p, i)
 	}
@@ -99,9 +99,12 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 	return res, nil
 }
 
-// loadEditable reads the whole existing regular file t for edit_file.
-// A directory, a missing file and a special file are refused without
-// opening anything.
+// loadEditable reads the whole existing regular text file t for
+// edit_file. A directory, a missing file and a special file are refused
+// without opening anything; a binary file from its first 8192 bytes, and
+// a file larger than the edit limit before it is read (or, where storage
+// reported less, as soon as more is read), so memory stays bounded by
+// the limit whatever the storage serves.
 func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
 	info, err := backend.Stat(ctx, s.b, t.resolved)
 	switch {
@@ -117,11 +120,52 @@ func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
 		return existing{}, s.fileErr(err, t.display)
 	}
 	defer r.Close()
-	old, err := readExisting(ctx, r, 0)
+	src := contextReader{ctx, r}
+	head := make([]byte, binaryPrefix)
+	n, err := io.ReadFull(src, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return existing{}, s.storageErr(err, t.display)
+	}
+	head = head[:n]
+	if isBinaryPrefix(head) {
+		return existing{}, retryf("%s is a binary file; edit_file only edits text files.", t.display)
+	}
+	if info.Size > s.maxEdit {
+		return existing{}, s.tooBigToEdit(t.display, strconv.FormatInt(info.Size, 10))
+	}
+	data, err := readUpTo(src, head, info.Size, s.maxEdit)
 	if err != nil {
 		return existing{}, s.storageErr(err, t.display)
 	}
-	return old, nil
+	if int64(len(data)) > s.maxEdit {
+		return existing{}, s.tooBigToEdit(t.display, fmt.Sprintf("more than %d", s.maxEdit))
+	}
+	return existing{exists: true, data: data, hash: hashBytes(data)}, nil
+}
+
+// tooBigToEdit refuses a file above the edit limit; size says how large
+// it is.
+func (s *Set) tooBigToEdit(display, size string) error {
+	return retryf("'%s' is %s bytes; edit_file edits files up to %d bytes. Use write_file to replace it.", display, size, s.maxEdit)
+}
+
+// readUpTo returns head followed by the rest of r, reading at most one
+// byte more than limit in all, so a longer stream is recognised without
+// being held. sizeHint, the size storage reported, sizes the buffer.
+func readUpTo(r io.Reader, head []byte, sizeHint, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	// MinRead more than the file, so reading up to its end never grows
+	// the buffer.
+	buf.Grow(int(min(max(sizeHint, int64(len(head))), limit)) + bytes.MinRead)
+	buf.Write(head)
+	if len(head) < binaryPrefix {
+		// ReadFull stopped at the end of the file.
+		return buf.Bytes(), nil
+	}
+	if _, err := io.CopyN(&buf, r, limit+1-int64(len(head))); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // editList turns edit_file's arguments into the list of replacements.

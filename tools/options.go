@@ -50,6 +50,12 @@ const (
 	DefaultRipgrepTimeout = 60 * time.Second
 )
 
+// MaxEditBytes is the size of the largest file edit_file edits. An edit
+// holds the file in memory a few times over (old and new text, the
+// diff's sources), so a larger file is refused with a retry that points
+// to write_file, which streams the old content instead of holding it.
+const MaxEditBytes = 64 << 20
+
 // Options configure a Set. The zero value is a usable configuration: the
 // eight default tools over the whole namespace, default protected
 // patterns, content hashes on.

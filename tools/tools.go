@@ -61,6 +61,10 @@ type Set struct {
 	tools  []*Tool
 	byName map[string]*Tool
 
+	// maxEdit is the largest file edit_file loads: MaxEditBytes, lowered
+	// by tests.
+	maxEdit int64
+
 	guard readGuard
 	locks pathLocks
 	// readers pools the read-ahead buffers of streamed reads.
@@ -115,7 +119,7 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{b: b, opts: opts}
+	s := &Set{b: b, opts: opts, maxEdit: MaxEditBytes}
 	s.resolver, s.rooted = b.(backend.PathResolver)
 	s.links, _ = b.(backend.SymlinkResolver)
 	if !s.rooted {
