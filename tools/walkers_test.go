@@ -304,6 +304,13 @@ func (r *localRecorder) List(ctx context.Context, dir string) ([]backend.DirEntr
 	return r.FS.List(ctx, dir)
 }
 
+// ListTypes records the listing too, whether or not the local backend
+// lists types on its own.
+func (r *localRecorder) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+	r.listed = append(r.listed, dir)
+	return backend.ListTypes(ctx, r.FS, dir)
+}
+
 // TestLocalWalkListsAsItGoes checks that on local disk the walk lists one
 // directory at a time, never hidden, denied or pruned ones, and stops
 // listing once a capped walker has its output.
