@@ -336,9 +336,11 @@ func BenchmarkMounted(b *testing.B) {
 		rounds int
 		batch  int
 	}{
-		{"search_files", src, "search_files", map[string]any{"pattern": LiteralPattern}, 7, 1},
-		{"find_files", wide, "find_files", map[string]any{"pattern": "**/*.go"}, 11, 1},
-		{"read_file", small, "read_file", map[string]any{"path": name}, 15, 500},
+		// A 5% goal needs more rounds than a 1.5x one to stand out of
+		// the noise of a shared machine.
+		{"search_files", src, "search_files", map[string]any{"pattern": LiteralPattern}, 15, 1},
+		{"find_files", wide, "find_files", map[string]any{"pattern": "**/*.go"}, 21, 1},
+		{"read_file", small, "read_file", map[string]any{"path": name}, 31, 500},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
