@@ -20,23 +20,7 @@ type pendingFix struct {
 // pendingFixes lists the reported defects (see SECURITY.md, "Open
 // defects").
 var pendingFixes = []pendingFix{
-	// create_directory on a path at the top of a mounted namespace that
-	// names no mount ("/etc", "../x" from a mount root) gets
-	// fs.ErrNotExist from mounted.MkdirAll, which the tool does not map
-	// to a retryable error.
-	{kind: kindMounted, tool: createDirectory, fatal: "file does not exist"},
-	// A walk root that was a directory when the path was resolved and is
-	// a symlink when the walk starts (TestSwapRaces) ends the walkers in
-	// a fatal "not a directory" instead of a refusal.
-	{tool: searchFiles, fatal: "not a directory"},
-	{tool: findFiles, fatal: "not a directory"},
-	{tool: listFiles, fatal: "not a directory"},
-	{tool: grepTool, fatal: "not a directory"},
-	// A pattern or glob longer than the 128 KiB a command-line argument
-	// may hold (TestOversizedArguments) makes starting ripgrep fail with
-	// E2BIG, which the tools report as fatal.
-	{tool: grepTool, fatal: "argument list too long"},
-	{tool: listFiles, fatal: "argument list too long"},
+	// None is open: every call that may fail gets a retryable error.
 }
 
 // pendingFatal reports whether err is the fatal error of a reported,

@@ -67,9 +67,14 @@ func isFatalStorage(err error) bool {
 func (s *Set) pathErr(err error, display string) error {
 	var r *RetryError
 	var d *policy.Denied
+	var f *fatalError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &f):
+		// Already judged fatal (a listener's error), even if it wraps a
+		// retry.
+		return err
 	case errors.As(err, &r):
 		return r
 	case errors.As(err, &d):
@@ -80,7 +85,7 @@ func (s *Set) pathErr(err error, display string) error {
 		return s.fatal(err)
 	case errors.Is(err, backend.ErrOutside):
 		return outsideMsg(display)
-	case errors.Is(err, backend.ErrLoop):
+	case errors.Is(err, backend.ErrLoop), errors.Is(err, syscall.ELOOP):
 		return loopMsg(display)
 	case errors.Is(err, backend.ErrNameTooLong), errors.Is(err, syscall.ENAMETOOLONG):
 		return tooLongMsg(display)
@@ -96,10 +101,31 @@ func (s *Set) pathErr(err error, display string) error {
 	return nil
 }
 
-// storageErr maps err with pathErr and makes anything left fatal.
+// storageErr maps err with pathErr, then the errors a fresh look or
+// another path could avoid (a path missing, of another type or changed
+// underfoot, since storage can change between a tool's checks and its
+// use) to retries naming the path; anything left is a failure of the
+// storage, its connection or the host, and fatal.
 func (s *Set) storageErr(err error, display string) error {
 	if m := s.pathErr(err, display); m != nil {
 		return m
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return retryf("Path not found: %s", display)
+	case errors.Is(err, backend.ErrNotDir), errors.Is(err, syscall.ENOTDIR):
+		return retryf("Path '%s' is not a directory, or a name on the way to it is a file.", display)
+	case errors.Is(err, backend.ErrIsDir), errors.Is(err, syscall.EISDIR):
+		return retryf("'%s' is a directory, not a file.", display)
+	case errors.Is(err, backend.ErrNotRegular):
+		return retryf("Path '%s' is not a regular file or directory.", display)
+	case errors.Is(err, backend.ErrPrecondition):
+		return retryf("Conflict: path '%s' changed while it was being used. Check it and retry.", display)
+	case errors.Is(err, fs.ErrExist):
+		return retryf("Path '%s' already exists.", display)
+	case errors.Is(err, syscall.E2BIG):
+		// Only starting ripgrep passes arguments to the host.
+		return retryf("An argument of this call is too long to pass to ripgrep (at most 128 KiB each). Use a shorter pattern or glob.")
 	}
 	return s.fatal(err)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"strings"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -40,6 +41,9 @@ func (s *Set) createDirectory(ctx context.Context, raw json.RawMessage) (string,
 	exists, err := s.dirExists(ctx, t)
 	if err != nil || exists {
 		return done, err
+	}
+	if err := s.checkMount(ctx, t); err != nil {
+		return "", err
 	}
 	if msg, err := s.announce(ctx, t, OpCreateDirectory, "", false, "created"); err != nil || msg != "" {
 		return msg, err
@@ -77,6 +81,20 @@ func (s *Set) dirExists(ctx context.Context, t target) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// checkMount refuses a directory at the top of a rooted namespace that
+// names no mount: only mounts live there, so nothing could create it.
+func (s *Set) checkMount(ctx context.Context, t target) error {
+	if !s.rooted || t.resolved == "." {
+		return nil
+	}
+	mount, _, _ := strings.Cut(t.resolved, "/")
+	if _, err := backend.Stat(ctx, s.b, mount); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return retryf("Path '%s' cannot be created: '%s' is not a mount. Create directories inside a mount; list_directory '/' shows them.",
+		t.display, s.canonical(mount))
 }
 
 // mkdirErr maps the errors of creating a directory.
