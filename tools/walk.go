@@ -28,7 +28,7 @@ import (
 // the output it can show.
 var errStopWalk = errors.New("tools: walk stopped")
 
-// childLister returns the entries of a directory, sorted by name.
+// childLister returns the entries of a directory, in any order.
 type childLister func(ctx context.Context, dir string) ([]backend.DirEntry, error)
 
 // walkVisit is called for each entry of a walk. rel is the entry's path
@@ -80,7 +80,7 @@ func walkWith[S any](ctx context.Context, s *Set, f *walkFilter, plan walkPlan[S
 		return err
 	}
 	w := &treeWalk[S]{f: f, list: list, plan: plan}
-	err = w.dir(ctx, f.root.resolved, "", plan.root)
+	err = w.dir(ctx, f.root.resolved, "", 0, plan.root)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
@@ -96,12 +96,7 @@ func (s *Set) listerFor(ctx context.Context, f *walkFilter, prune func(string) b
 		return func(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 			// Walkers need names and types, not sizes: where the backend
 			// can list without a stat per entry, it does.
-			entries, err := backend.ListTypes(ctx, s.b, dir)
-			if err != nil {
-				return nil, err
-			}
-			sortEntries(entries)
-			return entries, nil
+			return backend.ListTypes(ctx, s.b, dir)
 		}, nil
 	}
 	tree, err := s.listTree(ctx, f, prune)
@@ -114,7 +109,7 @@ func (s *Set) listerFor(ctx context.Context, f *walkFilter, prune func(string) b
 }
 
 // listTree lists the tree below f's root with the backend's Walker, into
-// a map from each directory to its entries, sorted. Directories the walk
+// a map from each directory to its entries. Directories the walk
 // would never enter are skipped with fs.SkipDir (they stay listed in
 // their parent), so their contents cost nothing where the Walker can
 // jump over them.
@@ -138,15 +133,7 @@ func (s *Set) listTree(ctx context.Context, f *walkFilter, prune func(string) bo
 	if err != nil {
 		return nil, err
 	}
-	for _, entries := range tree {
-		sortEntries(entries)
-	}
 	return tree, nil
-}
-
-// sortEntries sorts entries by name, bytewise.
-func sortEntries(entries []backend.DirEntry) {
-	slices.SortFunc(entries, func(a, b backend.DirEntry) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // treeWalk is the state of one walk.
@@ -154,12 +141,31 @@ type treeWalk[S any] struct {
 	f    *walkFilter
 	list childLister
 	plan walkPlan[S]
+	// orders holds, per depth, the buffer a directory's entries are
+	// sorted in: as indexes, which move far fewer bytes than entries.
+	orders [][]int32
+}
+
+// sorted returns the indexes of entries in name order, in the buffer of
+// the given depth.
+func (w *treeWalk[S]) sorted(entries []backend.DirEntry, depth int) []int32 {
+	for len(w.orders) <= depth {
+		w.orders = append(w.orders, nil)
+	}
+	order := w.orders[depth][:0]
+	for i := range entries {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(entries[a].Name, entries[b].Name) })
+	w.orders[depth] = order
+	return order
 }
 
 // dir visits the entries of the storage directory dir, relDir below the
-// walk root, whose state is state, and descends into the directories
+// walk root at the given depth, whose state is state, in name order, and
+// descends into the directories
 // the filter and the visit let it enter.
-func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, state S) error {
+func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, depth int, state S) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -177,7 +183,8 @@ func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, state S) erro
 			return err
 		}
 	}
-	for _, e := range entries {
+	for _, i := range w.sorted(entries, depth) {
+		e := entries[i]
 		actual := backend.Join(dir, e.Name)
 		// rel is actual without the root and its slash: no new string.
 		rel := actual
@@ -193,7 +200,7 @@ func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, state S) erro
 			return err
 		}
 		if e.IsDir() && descend && enter {
-			if err := w.dir(ctx, actual, rel, child); err != nil {
+			if err := w.dir(ctx, actual, rel, depth+1, child); err != nil {
 				return err
 			}
 		}
