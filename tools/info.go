@@ -113,10 +113,18 @@ func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
 		return "", nil
 	}
 	target, err := s.links.Readlink(ctx, name)
-	if err != nil {
-		return "", s.storageErr(err, t.display)
+	if err == nil {
+		return target, nil
 	}
-	return target, nil
+	if m := s.pathErr(err, t.display); m != nil {
+		return "", m
+	}
+	if errors.Is(err, fs.ErrInvalid) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
+		// The link was replaced or removed since the stat: no longer a
+		// link (EINVAL), or gone.
+		return "", retryf("Path '%s' changed while it was being used. Try again.", t.display)
+	}
+	return "", s.storageErr(err, t.display)
 }
 
 // infoErr maps the errors of file_info.

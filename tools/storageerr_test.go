@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/local"
 )
 
 // TestStorageErrMapping pins how a storage error reaches the model: what
@@ -132,4 +135,25 @@ func TestCreateDirectoryOutsideEveryMount(t *testing.T) {
 	}
 	wantEqual(t, ok(t, s, "list_directory", "path", "/"), "/docs/\n/tenant/\n/work/")
 	wantEqual(t, ok(t, s, "create_directory", "path", "/work"), "Created directory: /work")
+}
+
+// unlinkedFS is a local backend whose links stop being links before they
+// are read, as when one is replaced between file_info's stat and its
+// readlink.
+type unlinkedFS struct{ *local.FS }
+
+func (f unlinkedFS) Readlink(ctx context.Context, name string) (string, error) {
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+}
+
+// TestFileInfoLinkReplacedUnderfoot: file_info on a link that is no link
+// when it reads the target answers with a retry.
+func TestFileInfoLinkReplacedUnderfoot(t *testing.T) {
+	fx := localFixture(t)
+	fx.put(t, "f.txt", "a\n")
+	if err := os.Symlink("f.txt", filepath.Join(fx.dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	s := newSet(t, unlinkedFS{fx.b.(*local.FS)}, Options{})
+	wantEqual(t, retry(t, s, "file_info", "path", "l"), "Path 'l' changed while it was being used. Try again.")
 }
