@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,7 +74,7 @@ func rounds(def int) int {
 // call of each whose result counts must agree. It reports the median time
 // of one call of each and the median of the per-round ratios, which
 // cancels most of the noise of a shared machine: both sides of a ratio
-// ran under the same load.
+// ran under the same load. Many short rounds beat a few long ones.
 func pair(b *testing.B, rounds, batch int, ours, ref func() int) {
 	b.Helper()
 	if a, r := ours(), ref(); a != r {
@@ -81,6 +82,9 @@ func pair(b *testing.B, rounds, batch int, ours, ref func() int) {
 	}
 	var tOurs, tRef, ratios []float64
 	timeBatch := func(fn func() int) float64 {
+		// Each side starts from a collected heap, so that neither pays
+		// for the garbage of the other.
+		runtime.GC()
 		t0 := time.Now()
 		for range batch {
 			fn()
@@ -180,14 +184,14 @@ func BenchmarkSearchLiteral(b *testing.B) {
 	dir := sourceTree(b)
 	rg := command(b, dir, "rg", "-n", LiteralPattern)
 	s := toolSet(b, localBackend(b, dir), "")
-	pair(b, rounds(7), 1, call(b, s, "search_files", map[string]any{"pattern": LiteralPattern}), rg)
+	pair(b, rounds(11), 1, call(b, s, "search_files", map[string]any{"pattern": LiteralPattern}), rg)
 }
 
 func BenchmarkSearchRegex(b *testing.B) {
 	dir := sourceTree(b)
 	rg := command(b, dir, "rg", "-n", RegexPattern)
 	s := toolSet(b, localBackend(b, dir), "")
-	pair(b, rounds(7), 1, call(b, s, "search_files", map[string]any{"pattern": RegexPattern}), rg)
+	pair(b, rounds(11), 1, call(b, s, "search_files", map[string]any{"pattern": RegexPattern}), rg)
 }
 
 // BenchmarkGrep compares the grep tool with rg run with the flags the
@@ -198,14 +202,14 @@ func BenchmarkGrep(b *testing.B) {
 	rg := command(b, dir, "rg", "--no-config", "--sort=path", "--color=never", "--no-follow", "--no-ignore-parent",
 		"--binary", "--case-sensitive", "-n", "--regexp="+LiteralPattern, "--", ".")
 	s := toolSet(b, localBackend(b, dir), "")
-	pair(b, rounds(7), 1, call(b, s, "grep", map[string]any{"pattern": LiteralPattern}), rg)
+	pair(b, rounds(11), 1, call(b, s, "grep", map[string]any{"pattern": LiteralPattern}), rg)
 }
 
 func BenchmarkFindFiles(b *testing.B) {
 	dir := wideTree(b)
 	find := command(b, dir, "find", ".", "-name", "*.go")
 	s := toolSet(b, localBackend(b, dir), "")
-	pair(b, rounds(11), 1, call(b, s, "find_files", map[string]any{"pattern": "**/*.go"}), find)
+	pair(b, rounds(21), 1, call(b, s, "find_files", map[string]any{"pattern": "**/*.go"}), find)
 }
 
 // smallFile writes a 4 KiB text file of short lines into dir and returns
@@ -264,7 +268,7 @@ func BenchmarkReadFile(b *testing.B) {
 	dir := b.TempDir()
 	name := smallFile(b, dir)
 	s := toolSet(b, localBackend(b, dir), "")
-	pair(b, rounds(15), 500, call(b, s, "read_file", map[string]any{"path": name}), func() int {
+	pair(b, rounds(101), 100, call(b, s, "read_file", map[string]any{"path": name}), func() int {
 		return readFormat(filepath.Join(dir, name))
 	})
 }
@@ -338,9 +342,9 @@ func BenchmarkMounted(b *testing.B) {
 	}{
 		// A 5% goal needs more rounds than a 1.5x one to stand out of
 		// the noise of a shared machine.
-		{"search_files", src, "search_files", map[string]any{"pattern": LiteralPattern}, 15, 1},
-		{"find_files", wide, "find_files", map[string]any{"pattern": "**/*.go"}, 21, 1},
-		{"read_file", small, "read_file", map[string]any{"path": name}, 31, 500},
+		{"search_files", src, "search_files", map[string]any{"pattern": LiteralPattern}, 21, 1},
+		{"find_files", wide, "find_files", map[string]any{"pattern": "**/*.go"}, 31, 1},
+		{"read_file", small, "read_file", map[string]any{"path": name}, 101, 100},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

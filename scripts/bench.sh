@@ -48,5 +48,5 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
 echo "fencefs benchmark suite, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load average $load_before before / $load_after after"
-echo "$(go version | cut -d' ' -f3), $(rg --version 2>/dev/null | head -1 || echo 'no rg'), $(find --version 2>/dev/null | head -1 || echo 'no find')"
+echo "$(go version | cut -d' ' -f3), $(rg --version 2>/dev/null | sed -n 1p), $(find --version 2>/dev/null | sed -n 1p)"
 "$bin" table "$raw"
