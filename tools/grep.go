@@ -183,7 +183,7 @@ func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, dir b
 		return err
 	}
 	var walkErr error
-	files := func(yield func(string) bool) {
+	files := func(yield func(fileJob) bool) {
 		walkErr = s.walk(ctx, f, walkHooks{enter: ig.enter}, func(we walkEntry, rel string, show bool) (bool, error) {
 			if we.Link {
 				return false, nil
@@ -192,7 +192,7 @@ func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, dir b
 			if !ig.keep(we.Actual, rel, isDir) {
 				return false, nil
 			}
-			if show && !isDir && we.Info.IsRegular() && !yield(fileJob(we.Resolved, s.outputPath(we.Name), we.Info.Size)) {
+			if show && !isDir && we.Info.IsRegular() && !yield(fileJob{we.Resolved, we.Name, we.Info.Size}) {
 				return false, errStopWalk
 			}
 			return true, nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"strconv"
 	"strings"
 
 	"github.com/fencefs/fencefs/policy"
@@ -78,33 +77,21 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 	return finishOutput(lines, "No matches found.", capMarker, f.notices()), nil
 }
 
-// fileJob is how a file to search travels through textsearch: the
-// storage path to read, the path to show and the size the listing gave
-// (-1 when unknown), joined by NUL bytes, which no storage path can hold.
-func fileJob(read, show string, size int64) string {
-	return read + "\x00" + show + "\x00" + strconv.FormatInt(size, 10)
+// fileJob is a file to search: the storage path to read, its name as
+// listed (the output path is made from it, only for files that match),
+// and the size the listing gave (-1 when unknown).
+type fileJob struct {
+	read, name string
+	size       int64
 }
 
-func splitJob(job string) (read, show string, size int64) {
-	read, rest, _ := strings.Cut(job, "\x00")
-	show, sz, _ := strings.Cut(rest, "\x00")
-	size, err := strconv.ParseInt(sz, 10, 64)
-	if err != nil {
-		size = -1
-	}
-	return read, show, size
-}
-
-// jobOpener opens the storage half of a fileJob.
-type jobOpener struct{ s *Set }
-
-func (o jobOpener) OpenRead(ctx context.Context, job string) (io.ReadCloser, error) {
-	read, _, size := splitJob(job)
-	r, err := o.s.b.OpenRead(ctx, read)
-	if err != nil || size <= 0 {
+// openJob opens the file of a job.
+func (s *Set) openJob(ctx context.Context, job fileJob) (io.ReadCloser, error) {
+	r, err := s.b.OpenRead(ctx, job.read)
+	if err != nil || job.size <= 0 {
 		return r, err
 	}
-	return &listedSizeReader{r: r, left: size}, nil
+	return &listedSizeReader{r: r, left: job.size}, nil
 }
 
 // listedSizeReader ends a file at the size its listing gave, so that a
@@ -134,18 +121,18 @@ func (l *listedSizeReader) Close() error { return l.r.Close() }
 // walkedFiles is the sequence of files a walk yields, and the walk's
 // error once the sequence is done.
 type walkedFiles struct {
-	seq iter.Seq[string]
+	seq iter.Seq[fileJob]
 	err *error
 }
 
-// walkFiles walks f's root and yields, as fileJobs, the regular files the
-// filter shows and keep accepts.
+// walkFiles walks f's root and yields the regular files the filter shows
+// and keep accepts.
 func (s *Set) walkFiles(ctx context.Context, f *walkFilter, keep func(walkEntry) bool) walkedFiles {
 	var walkErr error
-	seq := func(yield func(string) bool) {
+	seq := func(yield func(fileJob) bool) {
 		walkErr = s.walk(ctx, f, walkHooks{}, func(we walkEntry, _ string, show bool) (bool, error) {
 			if show && we.Info.IsRegular() && keep(we) {
-				if !yield(fileJob(we.Resolved, s.outputPath(we.Name), we.Info.Size)) {
+				if !yield(fileJob{we.Resolved, we.Name, we.Info.Size}) {
 					return false, errStopWalk
 				}
 			}
@@ -159,7 +146,7 @@ func (s *Set) walkFiles(ctx context.Context, f *walkFilter, keep func(walkEntry)
 // in walk order until the printer's cap.
 func (s *Set) searchAll(ctx context.Context, m *textsearch.Matcher, files walkedFiles, limit int, pr *textsearch.Printer) error {
 	var fileErr error
-	err := m.SearchFiles(ctx, jobOpener{s}, files.seq, 0, limit, func(r textsearch.FileResult) bool {
+	err := textsearch.SearchJobs(ctx, m, s.openJob, files.seq, 0, limit, func(job fileJob, r textsearch.FileResult) bool {
 		if r.Err != nil {
 			if errors.Is(r.Err, textsearch.ErrBinary) || skippableReadErr(r.Err) {
 				return true
@@ -167,8 +154,10 @@ func (s *Set) searchAll(ctx context.Context, m *textsearch.Matcher, files walked
 			fileErr = r.Err
 			return false
 		}
-		_, show, _ := splitJob(r.Name)
-		return pr.Add(show, r.Lines)
+		if len(r.Lines) == 0 {
+			return true
+		}
+		return pr.Add(s.outputPath(job.name), r.Lines)
 	})
 	switch {
 	case err != nil:

@@ -41,30 +41,41 @@ var errEnough = errors.New("textsearch: enough lines")
 // goroutine it started has finished; its error is the context's, if it
 // was cancelled.
 func (m *Matcher) SearchFiles(ctx context.Context, open Opener, names iter.Seq[string], workers, maxLines int, fn func(FileResult) bool) error {
+	return SearchJobs(ctx, m, open.OpenRead, names, workers, maxLines, func(name string, r FileResult) bool {
+		r.Name = name
+		return fn(r)
+	})
+}
+
+// SearchJobs is SearchFiles for files described by any value a caller
+// finds convenient (a path to read and a path to show, say): open opens
+// the file of a job, and fn receives each job with its result, whose
+// Name is empty.
+func SearchJobs[J any](ctx context.Context, m *Matcher, open func(context.Context, J) (io.ReadCloser, error), jobs iter.Seq[J], workers, maxLines int, fn func(J, FileResult) bool) error {
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
 	inner, cancel := context.WithCancel(ctx)
 
-	type job struct {
-		name string
-		out  chan FileResult
+	type task struct {
+		job J
+		out chan FileResult
 	}
-	jobs := make(chan job)
-	order := make(chan chan FileResult, 2*workers)
+	tasks := make(chan task)
+	order := make(chan task, 2*workers)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		defer close(jobs)
+		defer close(tasks)
 		defer close(order)
-		for name := range names {
+		for j := range jobs {
 			out := make(chan FileResult, 1)
 			select {
-			case order <- out:
+			case order <- task{j, out}:
 			case <-inner.Done():
 				return
 			}
 			select {
-			case jobs <- job{name, out}:
+			case tasks <- task{j, out}:
 			case <-inner.Done():
 				return
 			}
@@ -72,8 +83,8 @@ func (m *Matcher) SearchFiles(ctx context.Context, open Opener, names iter.Seq[s
 	})
 	for range workers {
 		wg.Go(func() {
-			for j := range jobs {
-				j.out <- m.searchFile(inner, open, j.name, maxLines)
+			for t := range tasks {
+				t.out <- searchJob(inner, m, open, t.job, maxLines)
 			}
 		})
 	}
@@ -83,10 +94,10 @@ func (m *Matcher) SearchFiles(ctx context.Context, open Opener, names iter.Seq[s
 		cancel()
 		wg.Wait()
 	}()
-	for out := range order {
+	for p := range order {
 		select {
-		case r := <-out:
-			if !fn(r) {
+		case r := <-p.out:
+			if !fn(p.job, r) {
 				return nil
 			}
 		case <-inner.Done():
@@ -102,12 +113,19 @@ func (m *Matcher) SearchFile(ctx context.Context, open Opener, name string, maxL
 }
 
 func (m *Matcher) searchFile(ctx context.Context, open Opener, name string, maxLines int) FileResult {
-	res := FileResult{Name: name}
+	res := searchJob(ctx, m, open.OpenRead, name, maxLines)
+	res.Name = name
+	return res
+}
+
+// searchJob opens the file of one job and searches it.
+func searchJob[J any](ctx context.Context, m *Matcher, open func(context.Context, J) (io.ReadCloser, error), job J, maxLines int) FileResult {
+	var res FileResult
 	if err := ctx.Err(); err != nil {
 		res.Err = err
 		return res
 	}
-	r, err := open.OpenRead(ctx, name)
+	r, err := open(ctx, job)
 	if err != nil {
 		res.Err = err
 		return res
