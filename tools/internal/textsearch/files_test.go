@@ -102,3 +102,30 @@ func TestSearchFilesStopWithBacklog(t *testing.T) {
 		t.Fatalf("n = %d, err = %v", n, err)
 	}
 }
+
+// TestSearchJobs checks that jobs of any type reach the opener and come
+// back with their results, in order.
+func TestSearchJobs(t *testing.T) {
+	type job struct {
+		path string
+		id   int
+	}
+	files := mapOpener{"a": "hit\n", "b": "miss\n", "c": "hit\nhit\n"}
+	jobs := []job{{"a", 1}, {"b", 2}, {"c", 3}, {"a", 4}}
+	open := func(ctx context.Context, j job) (io.ReadCloser, error) { return files.OpenRead(ctx, j.path) }
+	m := mustCompile(t, "hit", Options{})
+	var got []string
+	err := SearchJobs(context.Background(), m, open, slices.Values(jobs), 2, 0, func(j job, r FileResult) bool {
+		if r.Name != "" || r.Err != nil {
+			t.Errorf("job %v: name %q, error %v", j, r.Name, r.Err)
+		}
+		got = append(got, fmt.Sprintf("%s%d:%d", j.path, j.id, len(r.Lines)))
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a1:1", "b2:0", "c3:2", "a4:1"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
