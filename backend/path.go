@@ -19,12 +19,9 @@ func ValidPath(name string) bool {
 	if !fs.ValidPath(name) || strings.ContainsAny(name, "\x00\\") || hasDrive(name) {
 		return false
 	}
-	for _, c := range strings.Split(name, "/") {
-		if strings.HasPrefix(c, "~") {
-			return false
-		}
-	}
-	return true
+	// No component may start with "~"; checked without splitting, since
+	// every backend call validates its path.
+	return !strings.HasPrefix(name, "~") && !strings.Contains(name, "/~")
 }
 
 // CheckPath returns nil when name is canonical (see [ValidPath]) and

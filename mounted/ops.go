@@ -224,3 +224,18 @@ func (w *writer) Write(p []byte) (int, error) {
 
 func (w *writer) Commit() error { return rewrite(w.mount, w.w.Commit()) }
 func (w *writer) Close() error  { return rewrite(w.mount, w.w.Close()) }
+
+// ListTypes lists a directory's names and types on its mount, without a
+// stat per entry where the child can (backend.TypeLister); the root
+// lists the mount names.
+func (m *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+	t, err := m.route("list", dir)
+	if err != nil {
+		return nil, err
+	}
+	if t.isRoot() {
+		return m.List(ctx, dir)
+	}
+	entries, err := backend.ListTypes(ctx, t.child, t.rest)
+	return entries, rewrite(t.mount, err)
+}

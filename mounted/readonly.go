@@ -163,6 +163,12 @@ func (r *readOnly) List(ctx context.Context, dir string) ([]backend.DirEntry, er
 	return r.b.List(ctx, dir)
 }
 
+// ListTypes passes through, to List where the wrapped backend has no
+// TypeLister.
+func (r *readOnly) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+	return backend.ListTypes(ctx, r.b, dir)
+}
+
 // Stat uses the wrapped backend's Stater or the listing fallback.
 func (r *readOnly) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	return backend.Stat(ctx, r.b, name)

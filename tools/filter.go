@@ -94,7 +94,11 @@ func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntr
 	if !ok {
 		return we, false, false, nil
 	}
-	we = walkEntry{Name: backend.Join(f.root.written, rel), Actual: actual, Resolved: actual, Info: e.Info()}
+	name := actual
+	if f.root.written != f.root.resolved {
+		name = backend.Join(f.root.written, rel)
+	}
+	we = walkEntry{Name: name, Actual: actual, Resolved: actual, Info: e.Info()}
 	if hasControl(e.Name) {
 		f.control++
 		return we, false, false, nil
@@ -177,10 +181,5 @@ func (f *walkFilter) notices() []string {
 // hiddenComponent reports whether a component of the relative path rel
 // starts with a dot.
 func hiddenComponent(rel string) bool {
-	for _, c := range strings.Split(rel, "/") {
-		if strings.HasPrefix(c, ".") {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.")
 }

@@ -18,6 +18,10 @@ import (
 	"github.com/fencefs/fencefs/backend"
 )
 
+// maxPooledWindow bounds the window buffers kept for reuse, so that one
+// huge window does not stay in memory.
+const maxPooledWindow = 1 << 20
+
 // readBufferSize is the read-ahead of streamed reads; lines longer than
 // this are handled in pieces, so memory stays bounded by the window.
 const readBufferSize = 64 << 10
@@ -86,7 +90,11 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 	}
 	s.guard.remember(t.resolved, scan.hash)
 	s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
-	return s.formatRead(p, scan, win), nil
+	out := s.formatRead(p, scan, win)
+	if scan.text != nil && cap(scan.text) <= maxPooledWindow {
+		s.windows.Put(&scan.text)
+	}
+	return out, nil
 }
 
 // openFile opens the regular file t for reading, mapping the refusals to
@@ -150,10 +158,12 @@ type scanResult struct {
 	size     int64
 	lines    int
 	hash     string
-	// shown holds the display text of the lines collected for the window,
-	// each ending in "\n", from line offset+1 on; shownChars their lengths
-	// in characters.
-	shown      []string
+	// text holds the display text of the lines collected for the window,
+	// from line offset+1 on, each ending in "\n"; ends[i] is where line
+	// offset+1+i ends in text, and shownChars[i] its length in characters
+	// (counted only with a character cap).
+	text       []byte
+	ends       []int
 	shownChars []int
 	// firstLen is the length in characters of line offset+1, including
 	// its terminator.
@@ -165,12 +175,19 @@ type hashingReader struct {
 	r io.Reader
 	h hash.Hash
 	n int64
+	// eof is set once r reported its end, so that it is not asked again
+	// (bufio asks again after a Peek that met the end).
+	eof bool
 }
 
 func (hr *hashingReader) Read(p []byte) (int, error) {
+	if hr.eof {
+		return 0, io.EOF
+	}
 	n, err := hr.r.Read(p)
 	hr.h.Write(p[:n])
 	hr.n += int64(n)
+	hr.eof = err == io.EOF
 	return n, err
 }
 
@@ -193,6 +210,9 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 		return res, s.finishBinary(ctx, br, hr, res)
 	}
 	c := newCollector(win)
+	if buf, ok := s.windows.Get().(*[]byte); ok {
+		c.text = (*buf)[:0]
+	}
 	atStart := true
 	for {
 		// A stream may be endless and its reader deaf to ctx: check the
@@ -223,11 +243,13 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	if !atStart {
 		c.endLine()
 	}
+	c.finish()
 	res.complete = true
 	res.size = hr.n
 	res.lines = c.line
 	res.hash = hex.EncodeToString(hr.h.Sum(nil))
-	res.shown = c.shown
+	res.text = c.text
+	res.ends = c.ends
 	res.shownChars = c.shownChars
 	res.firstLen = c.first.total()
 	return res, nil
@@ -283,12 +305,15 @@ func (s *Set) readBinary(ctx context.Context, t target, scan *scanResult) (strin
 type collector struct {
 	win  window
 	line int // lines started so far
-	cur  []byte
+	// lineStart is where the current line starts in text: its raw bytes
+	// are appended there and turned into display text when it ends.
+	lineStart int
 	// collecting is cleared when a character cap means no further line
 	// could fit.
 	collecting bool
 	chars      int
-	shown      []string
+	text       []byte
+	ends       []int
 	shownChars []int
 	first      runeCounter
 }
@@ -303,7 +328,7 @@ func (c *collector) inWindow() bool {
 
 func (c *collector) startLine() {
 	c.line++
-	c.cur = c.cur[:0]
+	c.lineStart = len(c.text)
 }
 
 // add takes the next piece of the current line.
@@ -314,12 +339,12 @@ func (c *collector) add(p []byte) {
 	if !c.inWindow() {
 		return
 	}
-	c.cur = append(c.cur, p...)
+	c.text = append(c.text, p...)
 	// A character takes at most 4 bytes, so a line this long cannot fit
 	// what is left of the cap.
-	if c.win.maxChars > 0 && len(c.cur) > utf8.UTFMax*(c.win.maxChars-c.chars) {
+	if c.win.maxChars > 0 && len(c.text)-c.lineStart > utf8.UTFMax*(c.win.maxChars-c.chars) {
 		c.collecting = false
-		c.cur = nil
+		c.text = c.text[:c.lineStart]
 	}
 }
 
@@ -327,18 +352,50 @@ func (c *collector) endLine() {
 	if !c.inWindow() {
 		return
 	}
-	text := displayText(c.cur)
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	if c.win.maxChars > 0 {
+		// The cap counts displayed characters, so each line is shown
+		// as it ends.
+		c.display(c.lineStart)
 	}
-	n := utf8.RuneCountInString(text)
-	c.shown = append(c.shown, text)
-	c.shownChars = append(c.shownChars, n)
-	c.chars += n
-	if c.win.maxChars > 0 && c.chars > c.win.maxChars {
-		c.collecting = false
+	if len(c.text) == c.lineStart || c.text[len(c.text)-1] != '\n' {
+		c.text = append(c.text, '\n')
 	}
-	c.cur = c.cur[:0]
+	c.ends = append(c.ends, len(c.text))
+	if c.win.maxChars > 0 {
+		n := utf8.RuneCount(c.text[c.lineStart:])
+		c.shownChars = append(c.shownChars, n)
+		c.chars += n
+		if c.chars > c.win.maxChars {
+			c.collecting = false
+		}
+	}
+}
+
+// display turns the raw bytes of text from start on into display text.
+func (c *collector) display(start int) {
+	if line := c.text[start:]; !utf8.Valid(line) {
+		shown := displayText(line)
+		c.text = append(c.text[:start], shown...)
+	}
+}
+
+// finish turns the collected lines into display text, all at once where
+// they were not shown line by line: most text is valid UTF-8 and needs
+// one check for the whole window.
+func (c *collector) finish() {
+	if c.win.maxChars > 0 || utf8.Valid(c.text) {
+		return
+	}
+	raw := c.text
+	c.text = make([]byte, 0, len(raw)+len(raw)/8)
+	start := 0
+	for i, e := range c.ends {
+		lineStart := len(c.text)
+		c.text = append(c.text, raw[start:e]...)
+		c.display(lineStart)
+		c.ends[i] = len(c.text)
+		start = e
+	}
 }
 
 // formatRead renders read_file's result: header, numbered lines and the
@@ -351,7 +408,7 @@ func (s *Set) formatRead(display string, scan *scanResult, win window) string {
 	if scan.lines == 0 {
 		return header + "(empty file)\n"
 	}
-	k := len(scan.shown)
+	k := len(scan.ends)
 	if win.maxChars > 0 {
 		k = fitWindow(utf8.RuneCountInString(header), scan, win)
 		if k == 0 {
@@ -360,17 +417,20 @@ func (s *Set) formatRead(display string, scan *scanResult, win window) string {
 				n, withCommas(scan.firstLen), n)
 		}
 	}
-	size := len(header)
-	for _, text := range scan.shown[:k] {
-		size += len(text) + 8
+	end := 0
+	if k > 0 {
+		end = scan.ends[k-1]
 	}
+	size := len(header) + end + 8*k
 	var b strings.Builder
 	b.Grow(size + 80)
 	b.WriteString(header)
 	var num [20]byte
-	for i, text := range scan.shown[:k] {
+	start := 0
+	for i, e := range scan.ends[:k] {
 		b.Write(lineNumber(num[:0], win.offset+1+i))
-		b.WriteString(text)
+		b.Write(scan.text[start:e])
+		start = e
 	}
 	b.WriteString(readHint(scan.lines, win.offset+k))
 	return b.String()
@@ -381,7 +441,7 @@ func (s *Set) formatRead(display string, scan *scanResult, win window) string {
 func fitWindow(headerChars int, scan *scanResult, win window) int {
 	total, fit := headerChars, 0
 	lineChars := func(i int) int { return len(lineNumber(nil, win.offset+1+i)) + scan.shownChars[i] }
-	for fit < len(scan.shown) && total+lineChars(fit) <= win.maxChars {
+	for fit < len(scan.ends) && total+lineChars(fit) <= win.maxChars {
 		total += lineChars(fit)
 		fit++
 	}

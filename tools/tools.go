@@ -69,6 +69,8 @@ type Set struct {
 	locks pathLocks
 	// readers pools the read-ahead buffers of streamed reads.
 	readers sync.Pool
+	// windows pools the buffers read_file collects its window in.
+	windows sync.Pool
 }
 
 // Tool is one tool of a Set.

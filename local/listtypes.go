@@ -1,0 +1,86 @@
+//go:build linux
+
+package local
+
+import (
+	"context"
+	"encoding/binary"
+	"io/fs"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// ListTypes returns the direct children of dir with their types, read from
+// the directory entries themselves (d_type); only an entry whose file
+// system does not record types is lstat-ed.
+func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+	const op = "list"
+	if err := begin(ctx, op, dir); err != nil {
+		return nil, err
+	}
+	fd, err := f.openDir(op, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, direntBufSize)
+	entries := make([]backend.DirEntry, 0, 32)
+	for {
+		var n int
+		err := ignoringEINTR(func() (err error) {
+			n, err = unix.Getdents(fd, buf)
+			return err
+		})
+		if err != nil {
+			return nil, pathError(op, dir, err)
+		}
+		if n <= 0 {
+			return entries, nil
+		}
+		b := buf[:n]
+		for len(b) >= direntName {
+			reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
+			if reclen < direntName || reclen > len(b) {
+				break
+			}
+			typ := b[direntName-1]
+			name := b[direntName:reclen]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			b = b[reclen:]
+			s := string(name)
+			if s == "" || s == "." || s == ".." || isPendingName(s) {
+				continue
+			}
+			var mode fs.FileMode
+			switch typ {
+			case unix.DT_REG:
+			case unix.DT_DIR:
+				mode = fs.ModeDir
+			case unix.DT_LNK:
+				mode = fs.ModeSymlink
+			case unix.DT_FIFO:
+				mode = fs.ModeNamedPipe
+			case unix.DT_SOCK:
+				mode = fs.ModeSocket
+			case unix.DT_CHR:
+				mode = fs.ModeDevice | fs.ModeCharDevice
+			case unix.DT_BLK:
+				mode = fs.ModeDevice
+			default:
+				var st unix.Stat_t
+				if err := fstatat(fd, s, &st); err != nil {
+					continue
+				}
+				mode = fileMode(&st).Type()
+			}
+			entries = append(entries, backend.DirEntry{Name: s, Type: mode, Size: -1})
+		}
+	}
+}
