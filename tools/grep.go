@@ -1,10 +1,14 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools/internal/rg"
@@ -107,7 +111,11 @@ func (q grepQuery) compile() (*textsearch.Matcher, error) {
 // rgGrep searches with ripgrep. A file in which ripgrep met a NUL byte is
 // binary when the NUL lies in its first 8192 bytes and left out; past
 // that, ripgrep stopped early, so the file is searched again with the
-// built-in engine to show all of it.
+// built-in engine to show all of it. ripgrep opens files by host path, so
+// every other file's lines are checked against the backend's contained
+// read before they are shown; a file that reads differently (swapped
+// for a link, changed meanwhile) is searched again with the built-in
+// engine, through the backend, and one that cannot be read is left out.
 func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, host string, pr *textsearch.Printer) error {
 	rq := rg.SearchQuery{Query: rg.Query{Dir: host, Globs: q.sel.globs, Type: q.sel.fileType},
 		Pattern: q.pattern, IgnoreCase: q.ignoreCase, Literal: q.literal, Context: q.context}
@@ -130,6 +138,7 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 	}
 	var fallback *textsearch.Matcher
 	var stopErr error
+	v := newLineVerifier(s.b)
 	err := s.runner().Search(ctx, rq, func(file rg.File) bool {
 		we, ok := walkEntry{Name: f.root.written, Resolved: f.root.resolved}, file.Path == single
 		if dir {
@@ -142,8 +151,27 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 		if !ok || (file.BinaryOffset >= 0 && file.BinaryOffset < textsearch.BinaryPrefix) {
 			return true
 		}
-		lines := file.Lines
-		if file.BinaryOffset >= 0 {
+		lines, reread := file.Lines, file.BinaryOffset >= 0
+		if !reread {
+			// ripgrep read the file by host path, which a swap may have
+			// sent outside the root: show its lines only when the backend's
+			// contained read of the file agrees with every one of them.
+			same, err := v.verify(ctx, we.Resolved, lines)
+			switch {
+			case ctx.Err() != nil:
+				stopErr = ctx.Err()
+				return false
+			case err != nil:
+				// Unreadable now (a link appeared, the file went): left
+				// out, as ripgrep leaves out what it cannot read.
+				return true
+			case !same:
+				// The file is not what ripgrep read: search what the
+				// backend reads instead.
+				reread = true
+			}
+		}
+		if reread {
 			if fallback == nil {
 				var err error
 				if fallback, err = q.compile(); err != nil {
@@ -199,4 +227,97 @@ func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, dir b
 		})
 	}
 	return s.searchAll(ctx, m, walkedFiles{seq: files, err: &walkErr}, s.opts.MaxSearchResults, pr)
+}
+
+// lineVerifier checks ripgrep's lines against the file as the backend
+// reads it. It reuses one read buffer for every file and keeps of each
+// line only what can be displayed, so memory stays bounded.
+type lineVerifier struct {
+	b    backend.Reader
+	br   *bufio.Reader
+	line []byte
+}
+
+// verifyBuffer is the size of the verifier's read buffer.
+const verifyBuffer = 64 << 10
+
+// verifyKeep is how many bytes of a line are compared: enough to display
+// textsearch.DefaultMaxColumns characters and show that the line is
+// longer, as the rg package keeps of the lines it reports.
+const verifyKeep = (textsearch.DefaultMaxColumns + 1) * utf8.UTFMax
+
+func newLineVerifier(b backend.Reader) *lineVerifier {
+	return &lineVerifier{b: b}
+}
+
+// verify reports whether each of lines (in increasing line order, as
+// ripgrep reports them) is displayed exactly as the same-numbered line of
+// the storage file name, opened through the backend. It reads the file
+// only up to the last of lines. An error is the open's or the read's.
+func (v *lineVerifier) verify(ctx context.Context, name string, lines []textsearch.Line) (bool, error) {
+	if len(lines) == 0 {
+		return true, nil
+	}
+	r, err := v.b.OpenRead(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	if v.br == nil {
+		v.br = bufio.NewReaderSize(r, verifyBuffer)
+	} else {
+		v.br.Reset(r)
+	}
+	defer v.br.Reset(nil)
+	n := 0 // the number of the last line read
+	for _, l := range lines {
+		if l.Number <= n {
+			return false, nil
+		}
+		for n < l.Number {
+			if n&1023 == 0 {
+				if err := ctx.Err(); err != nil {
+					return false, err
+				}
+			}
+			ok, err := v.next(n+1 == l.Number)
+			if err != nil || !ok {
+				return false, err
+			}
+			n++
+		}
+		if textsearch.Display(v.line, 0) != l.Text {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// next reads the next line, split on "\n" only, keeping at most
+// verifyKeep bytes of it in v.line when keep is set. It reports false
+// when the file has no more lines.
+func (v *lineVerifier) next(keep bool) (bool, error) {
+	v.line = v.line[:0]
+	empty := true
+	for {
+		chunk, err := v.br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			empty = false
+		}
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if keep && len(v.line) < verifyKeep {
+			v.line = append(v.line, chunk[:min(len(chunk), verifyKeep-len(v.line))]...)
+		}
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			return !empty, nil
+		}
+		return false, err
+	}
 }
