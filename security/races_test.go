@@ -49,17 +49,11 @@ var raceTargets = []string{"d/f.txt", "d", "d/sub/g.txt", "d/sub", "f.txt", ".",
 // tool runs against them, thousands of times: no call may show a byte or
 // a name of the outside, change anything there, or fail with a fatal
 // error. The swaps race the check of a path against its use; the local
-// backend's no-follow opens must make every lost race a refusal. grep is
-// left out until its defect is fixed (see TestSwapRacesGrep, built with
-// -tags pendingfix).
+// backend's no-follow opens must make every lost race a refusal. grep's
+// ripgrep opens by host path and can be sent outside; its lines must be
+// caught by the check through the backend before they are shown.
 func TestSwapRaces(t *testing.T) {
-	var ts []string
-	for _, tool := range tools.AllTools() {
-		if tool != grepTool {
-			ts = append(ts, tool)
-		}
-	}
-	swapRaces(t, ts)
+	swapRaces(t, tools.AllTools())
 }
 
 // swapRaces runs the swap races against the tools ts.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -243,8 +244,12 @@ const verifyBuffer = 64 << 10
 
 // verifyKeep is how many bytes of a line are compared: enough to display
 // textsearch.DefaultMaxColumns characters and show that the line is
-// longer, as the rg package keeps of the lines it reports.
-const verifyKeep = (textsearch.DefaultMaxColumns + 1) * utf8.UTFMax
+// longer, as the rg package keeps of the lines it reports, after a byte
+// order mark.
+const verifyKeep = (textsearch.DefaultMaxColumns+1)*utf8.UTFMax + len(utf8BOM)
+
+// utf8BOM is the UTF-8 byte order mark.
+const utf8BOM = "\xef\xbb\xbf"
 
 func newLineVerifier(b backend.Reader) *lineVerifier {
 	return &lineVerifier{b: b}
@@ -286,7 +291,12 @@ func (v *lineVerifier) verify(ctx context.Context, name string, lines []textsear
 			}
 			n++
 		}
-		if textsearch.Display(v.line, 0) != l.Text {
+		text := v.line
+		if n == 1 {
+			// ripgrep leaves out a UTF-8 byte order mark.
+			text = bytes.TrimPrefix(text, []byte(utf8BOM))
+		}
+		if textsearch.Display(text, 0) != l.Text {
 			return false, nil
 		}
 	}

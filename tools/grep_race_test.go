@@ -67,6 +67,7 @@ func TestGrepVerifiesRipgrepLines(t *testing.T) {
 		{"invalid UTF-8 differs", "\xfe match\n", "\xff match\n", []any{"pattern", "match"}, nil, "f.txt:1:\uFFFD match"},
 		{"CRLF, no final newline", "one\r\nmatch\r\nlast match", "one\r\nmatch\r\nlast match", []any{"pattern", rgOnly},
 			nil, "f.txt:2:match\r\nf.txt:3:last match"},
+		{"UTF-8 byte order mark", "\xef\xbb\xbfa match\n", "\xef\xbb\xbfa match\n", []any{"pattern", rgOnly}, nil, "f.txt:1:a match"},
 		{"unreadable now", "a match\n", "a match\n", []any{"pattern", "match"}, backend.ErrSymlink, "No matches found."},
 	}
 	for _, tt := range tests {
@@ -131,6 +132,8 @@ func TestLineVerifier(t *testing.T) {
 		{"long line cut", long + "\nz\n", []textsearch.Line{line(1, textsearch.Display([]byte(long), 0)), line(2, "z")}, true},
 		{"long line shown whole", long, []textsearch.Line{line(1, long)}, false},
 		{"line over the buffer", strings.Repeat("x", 3*verifyBuffer) + "\nz\n", []textsearch.Line{line(2, "z")}, true},
+		{"byte order mark", "\xef\xbb\xbfa\n", []textsearch.Line{line(1, "a")}, true},
+		{"byte order mark past line 1", "a\n\xef\xbb\xbfb\n", []textsearch.Line{line(2, "b")}, false},
 		{"invalid UTF-8", "\xff\n", []textsearch.Line{line(1, "\uFFFD")}, true},
 	}
 	for _, tt := range tests {
