@@ -36,6 +36,13 @@ const LongLineMarker = " [... omitted end of long line]"
 // BinaryPrefix is the number of leading bytes inspected for a NUL byte.
 const BinaryPrefix = 8192
 
+// MaxLineBytes bounds the memory a search holds for one line: a longer
+// line is matched and displayed on its first MaxLineBytes bytes only, and
+// the rest of it is read and dropped up to its "\n". A huge or endless
+// line thus costs reading time, never memory; a match beyond this prefix
+// is not found.
+const MaxLineBytes = 16 << 20
+
 // Options adjust a search.
 type Options struct {
 	// IgnoreCase matches letters case-insensitively (Unicode simple folding).
@@ -60,6 +67,7 @@ type Matcher struct {
 	newline  bool   // the pattern held a literal line break, which can never match
 	context  int
 	maxCols  int
+	maxLine  int // see MaxLineBytes; smaller in tests
 	bufPool  sync.Pool
 	foldPool sync.Pool
 }
@@ -90,7 +98,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re, context: min(max(o.Context, 0), MaxContext), maxCols: o.MaxColumns, newline: newline}
+	m := &Matcher{re: re, context: min(max(o.Context, 0), MaxContext), maxCols: o.MaxColumns, maxLine: MaxLineBytes, newline: newline}
 	if m.maxCols == 0 {
 		m.maxCols = DefaultMaxColumns
 	}

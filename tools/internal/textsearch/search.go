@@ -22,6 +22,9 @@ type Line struct {
 // longer than the buffer.
 const initialBuffer = 64 << 10
 
+// maxPooledBuffer bounds the buffers kept for reuse between files.
+const maxPooledBuffer = 1 << 20
+
 // scan is the state of one file's search.
 type scan struct {
 	m           *Matcher
@@ -42,17 +45,27 @@ var ErrBinary = errors.New("textsearch: binary file")
 // Search reads r to its end and calls emit, in order, for every matching
 // line and every context line. A binary file gives ErrBinary before any
 // call of emit. An error returned by emit stops the search and is returned,
-// and so is the context's error when it is cancelled, checked between
-// buffer fills.
+// and so is the context's error when it is cancelled, checked before every
+// read. A line longer than [MaxLineBytes] is searched on its first
+// MaxLineBytes bytes only.
 func (m *Matcher) Search(ctx context.Context, r io.Reader, emit func(Line) error) error {
 	s := &scan{m: m, lineNo: 1, emit: emit}
 	s.buf = m.getBuf(&m.bufPool)
-	defer func() { m.bufPool.Put(&s.buf) }()
+	defer func() {
+		// A buffer grown for a long line is not kept for the next file.
+		if len(s.buf) <= maxPooledBuffer {
+			m.bufPool.Put(&s.buf)
+		}
+	}()
 	if m.litFold {
 		s.folded = m.getBuf(&m.foldPool)
-		defer func() { m.foldPool.Put(&s.folded) }()
+		defer func() {
+			if len(s.folded) <= maxPooledBuffer {
+				m.foldPool.Put(&s.folded)
+			}
+		}()
 	}
-	if err := s.fill(r); err != nil {
+	if err := s.fill(ctx, r); err != nil {
 		return err
 	}
 	if bytes.IndexByte(s.buf[:min(s.n, BinaryPrefix)], 0) >= 0 {
@@ -72,10 +85,7 @@ func (m *Matcher) Search(ctx context.Context, r io.Reader, emit func(Line) error
 			return nil
 		}
 		s.compact(end)
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := s.fill(r); err != nil {
+		if err := s.fill(ctx, r); err != nil {
 			return err
 		}
 	}
@@ -89,14 +99,33 @@ func (m *Matcher) getBuf(pool interface{ Get() any }) []byte {
 }
 
 // fill reads until the buffer is full or the reader ends, growing the
-// buffer first when it is full of one unfinished line.
-func (s *scan) fill(r io.Reader) error {
+// buffer first when it is full of one unfinished line, or cutting that
+// line at maxLine bytes when it is longer. The context is checked before
+// every read, so a reader that never ends and ignores the context still
+// stops at the deadline.
+func (s *scan) fill(ctx context.Context, r io.Reader) error {
 	if s.n == len(s.buf) {
-		grown := make([]byte, 2*len(s.buf))
-		copy(grown, s.buf[:s.n])
-		s.buf = grown
+		start := bytes.LastIndexByte(s.buf[:s.n], '\n') + 1
+		if s.n-start > s.m.maxLine {
+			if err := s.cutLine(ctx, r, start); err != nil || s.eof {
+				return err
+			}
+		} else {
+			size := 2 * len(s.buf)
+			if limit := start + s.m.maxLine + 1; limit < size {
+				// One byte past the cap is enough to know that the line
+				// is too long.
+				size = limit
+			}
+			grown := make([]byte, size)
+			copy(grown, s.buf[:s.n])
+			s.buf = grown
+		}
 	}
 	for s.n < len(s.buf) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		k, err := r.Read(s.buf[s.n:])
 		s.n += k
 		if err == io.EOF {
@@ -108,6 +137,43 @@ func (s *scan) fill(r io.Reader) error {
 		}
 	}
 	return nil
+}
+
+// cutLine ends the unfinished line starting at start after maxLine bytes
+// with a "\n" standing for its own, and reads and drops the rest of the
+// line up to that "\n", keeping what follows it.
+func (s *scan) cutLine(ctx context.Context, r io.Reader, start int) error {
+	s.n = start + s.m.maxLine
+	s.buf[s.n] = '\n'
+	s.n++
+	scratch := make([]byte, initialBuffer)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k, err := r.Read(scratch)
+		if i := bytes.IndexByte(scratch[:k], '\n'); i >= 0 {
+			rest := scratch[i+1 : k]
+			if len(s.buf)-s.n < len(rest) {
+				grown := make([]byte, s.n+len(rest))
+				copy(grown, s.buf[:s.n])
+				s.buf = grown
+			}
+			s.n += copy(s.buf[s.n:], rest)
+			s.eof = err == io.EOF
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if err == io.EOF {
+			s.eof = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // compact drops the searched bytes before end, keeping the last Context
