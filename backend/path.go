@@ -120,6 +120,36 @@ func Split(name string) (dir, base string) {
 	return name[:i], name[i+1:]
 }
 
+// Rel returns the storage path name relative to the storage directory dir,
+// with ".." components where name lies outside dir: Rel("a/b", "a/c/x")
+// is "../c/x" and Rel("a", "a") is ".".
+func Rel(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	if name == dir {
+		return "."
+	}
+	if strings.HasPrefix(name, dir+"/") {
+		return name[len(dir)+1:]
+	}
+	d := strings.Split(dir, "/")
+	var n []string
+	if name != "." {
+		n = strings.Split(name, "/")
+	}
+	i := 0
+	for i < len(d) && i < len(n) && d[i] == n[i] {
+		i++
+	}
+	parts := make([]string, 0, len(d)-i+len(n)-i)
+	for range d[i:] {
+		parts = append(parts, "..")
+	}
+	parts = append(parts, n[i:]...)
+	return strings.Join(parts, "/")
+}
+
 // IsWithin reports whether the storage path name is dir or lies below it,
 // comparing whole components ("a" does not contain "ab").
 func IsWithin(name, dir string) bool {

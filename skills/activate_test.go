@@ -217,20 +217,3 @@ func TestPromptText(t *testing.T) {
 		}
 	}
 }
-
-func TestRelativeTo(t *testing.T) {
-	tests := []struct{ dir, name, want string }{
-		{".", "a/b", "a/b"},
-		{"a", "a/b", "b"},
-		{"a/b", "a/b", "."},
-		{"a/b", "a/c", "../c"},
-		{"x/y", "a", "../../a"},
-		{"ab", "a/b", "../a/b"},
-		{"a", ".", ".."},
-	}
-	for _, tt := range tests {
-		if got := relativeTo(tt.dir, tt.name); got != tt.want {
-			t.Errorf("relativeTo(%q, %q) = %q, want %q", tt.dir, tt.name, got, tt.want)
-		}
-	}
-}

@@ -200,39 +200,10 @@ func (l *Loader) defaultToolPath(cwd string) func(string) string {
 	case l.rooted != nil:
 		return backend.StorageToVirtual
 	case l.hostMap != nil:
-		return func(s string) string { return relativeTo(cwd, s) }
+		return func(s string) string { return backend.Rel(cwd, s) }
 	default:
 		return backend.StorageToVirtual
 	}
-}
-
-// relativeTo returns the storage path name relative to the storage
-// directory dir, with ".." where needed.
-func relativeTo(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	if name == dir {
-		return "."
-	}
-	if strings.HasPrefix(name, dir+"/") {
-		return name[len(dir)+1:]
-	}
-	d := strings.Split(dir, "/")
-	var n []string
-	if name != "." {
-		n = strings.Split(name, "/")
-	}
-	i := 0
-	for i < len(d) && i < len(n) && d[i] == n[i] {
-		i++
-	}
-	parts := make([]string, 0, len(d)-i+len(n)-i)
-	for range d[i:] {
-		parts = append(parts, "..")
-	}
-	parts = append(parts, n[i:]...)
-	return strings.Join(parts, "/")
 }
 
 // resolveRoot returns the storage path to list for r, following the

@@ -526,7 +526,7 @@ func (ig *ignoreStack) ignored(actual string, isDir bool) bool {
 			if rules == nil {
 				continue
 			}
-			switch rules.Match(relativeTo(dir, actual), isDir) {
+			switch rules.Match(backend.Rel(dir, actual), isDir) {
 			case glob.Ignore:
 				return true
 			case glob.Allow:

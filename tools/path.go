@@ -255,36 +255,7 @@ func (s *Set) outputPath(name string) string {
 	if s.rooted {
 		return backend.StorageToVirtual(name)
 	}
-	return relativeTo(s.cwd, name)
-}
-
-// relativeTo returns the storage path name relative to the storage
-// directory dir.
-func relativeTo(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	if name == dir {
-		return "."
-	}
-	if strings.HasPrefix(name, dir+"/") {
-		return name[len(dir)+1:]
-	}
-	d := strings.Split(dir, "/")
-	var n []string
-	if name != "." {
-		n = strings.Split(name, "/")
-	}
-	i := 0
-	for i < len(d) && i < len(n) && d[i] == n[i] {
-		i++
-	}
-	parts := make([]string, 0, len(d)-i+len(n)-i)
-	for range d[i:] {
-		parts = append(parts, "..")
-	}
-	parts = append(parts, n[i:]...)
-	return strings.Join(parts, "/")
+	return backend.Rel(s.cwd, name)
 }
 
 // hasControl reports whether s holds a control character (U+0000 to

@@ -178,24 +178,6 @@ func TestPermissionHook(t *testing.T) {
 	wantEqual(t, mustMem(t, m, "f.txt"), "x\n")
 }
 
-func TestRelativeTo(t *testing.T) {
-	tests := []struct{ dir, name, want string }{
-		{".", "a/b", "a/b"},
-		{".", ".", "."},
-		{"a", "a", "."},
-		{"a", "a/b", "b"},
-		{"a/b", "a/c/x", "../c/x"},
-		{"a/b", "x", "../../x"},
-		{"a/b", ".", "../.."},
-		{"ab", "a/x", "../a/x"},
-	}
-	for _, tt := range tests {
-		if got := relativeTo(tt.dir, tt.name); got != tt.want {
-			t.Errorf("relativeTo(%q, %q) = %q, want %q", tt.dir, tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestScrub(t *testing.T) {
 	s := &Set{hostRoot: "/srv/root"}
 	tests := []struct{ in, want string }{
