@@ -79,6 +79,14 @@ var hugeCases = []hugeCase{
 	{"huge.txt", fileInfo, 64 << 20, false},
 	{"huge.txt", writeFile, 64 << 20, false},
 	{"huge.txt", listFiles, 64 << 20, true},
+	// The built-in engine holds at most textsearch.MaxLineBytes of the
+	// 1 GiB line and drops the rest as it reads it.
+	{"huge.txt", searchFiles, 64 << 20, false},
+	{"huge.txt", grepTool, 64 << 20, false},
+	// edit_file refuses the binary file from its first bytes and the
+	// text file from its size, both at once, neither loaded.
+	{"huge.bin", editFile, 64 << 20, true},
+	{"huge.txt", editFile, 64 << 20, true},
 	{"long.txt", readFile, 64 << 20, true},
 	{"long.txt", fileInfo, 64 << 20, true},
 	{"long.txt", writeFile, 64 << 20, true},
@@ -89,8 +97,8 @@ var hugeCases = []hugeCase{
 
 // TestHugeFiles gives the tools a sparse 8 GiB binary file, a sparse
 // 1 GiB text file (whose zeros past byte 8192 make one 1 GiB line) and a
-// 50 MB line: every call answers by its deadline with bounded memory,
-// and a read with MaxReadChars stays within it.
+// 50 MB line: every call answers by its deadline or ends with it, with
+// bounded memory, and a read with MaxReadChars stays within it.
 func TestHugeFiles(t *testing.T) {
 	runHugeCases(t, hugeCases)
 }
