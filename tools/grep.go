@@ -112,14 +112,21 @@ func (q grepQuery) compile() (*textsearch.Matcher, error) {
 // rgGrep searches with ripgrep. A file in which ripgrep met a NUL byte is
 // binary when the NUL lies in its first 8192 bytes and left out; past
 // that, ripgrep stopped early, so the file is searched again with the
-// built-in engine to show all of it. ripgrep opens files by host path, so
-// every other file's lines are checked against the backend's contained
-// read before they are shown; a file that reads differently (swapped
-// for a link, changed meanwhile) is searched again with the built-in
-// engine, through the backend, and one that cannot be read is left out.
+// built-in engine to show all of it, as is a file whose report the
+// runner cut short (rg.File.Incomplete). ripgrep opens files by host
+// path, so every other file's matches are checked against the backend's
+// contained read, which also gives their context lines, before they are
+// shown; a file that reads differently (swapped for a link, changed
+// meanwhile) is searched again with the built-in engine, through the
+// backend, and one that cannot be read is left out.
 func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, host string, pr *textsearch.Printer) error {
+	// ripgrep reports matching lines only; the context around them is
+	// read through the backend (ripgrep 13 with --context says nothing of
+	// a binary file whose NUL it meets in its first read). One line more
+	// than the cap lets the printer see that it was reached.
 	rq := rg.SearchQuery{Query: rg.Query{Dir: host, Globs: q.sel.globs, Type: q.sel.fileType},
-		Pattern: q.pattern, IgnoreCase: q.ignoreCase, Literal: q.literal, Context: q.context}
+		Pattern: q.pattern, IgnoreCase: q.ignoreCase, Literal: q.literal,
+		MaxLines: s.opts.MaxSearchResults + 1}
 	m := rgMapper{s: s, f: f, seenControl: map[string]bool{}}
 	single := ""
 	if dir {
@@ -129,6 +136,11 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 	} else {
 		// A single file: ripgrep runs in its directory, on its name,
 		// and ignores neither glob nor type, as for any path it is given.
+		// It searches a binary file it is given to its end, so a file
+		// that starts binary is left out here, at once.
+		if s.startsBinary(ctx, f.root.resolved) {
+			return nil
+		}
 		parent, base := backend.Split(f.root.resolved)
 		var ok bool
 		if rq.Dir, ok = s.hostDir(parent); !ok {
@@ -152,12 +164,12 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 		if !ok || (file.BinaryOffset >= 0 && file.BinaryOffset < textsearch.BinaryPrefix) {
 			return true
 		}
-		lines, reread := file.Lines, file.BinaryOffset >= 0
+		lines, reread := file.Lines, file.BinaryOffset >= 0 || file.Incomplete
 		if !reread {
 			// ripgrep read the file by host path, which a swap may have
 			// sent outside the root: show its lines only when the backend's
 			// contained read of the file agrees with every one of them.
-			same, err := v.verify(ctx, we.Resolved, lines)
+			shown, same, err := v.show(ctx, we.Resolved, lines, q.context)
 			switch {
 			case ctx.Err() != nil:
 				stopErr = ctx.Err()
@@ -171,6 +183,7 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 				// backend reads instead.
 				reread = true
 			}
+			lines = shown
 		}
 		if reread {
 			if fallback == nil {
@@ -195,6 +208,20 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 		return err
 	}
 	return stopErr
+}
+
+// startsBinary reports whether storage file name holds a NUL in its
+// first bytes, which makes it binary to both engines. A file that cannot
+// be read is not reported binary: the search meets the error itself.
+func (s *Set) startsBinary(ctx context.Context, name string) bool {
+	r, err := s.b.OpenRead(ctx, name)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	head := make([]byte, binaryPrefix)
+	n, _ := io.ReadFull(contextReader{ctx, r}, head)
+	return isBinaryPrefix(head[:n])
 }
 
 // builtinGrep searches with the built-in engine, selecting files as
@@ -230,9 +257,10 @@ func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, dir b
 	return s.searchAll(ctx, m, walkedFiles{seq: files, err: &walkErr}, s.opts.MaxSearchResults, pr)
 }
 
-// lineVerifier checks ripgrep's lines against the file as the backend
-// reads it. It reuses one read buffer for every file and keeps of each
-// line only what can be displayed, so memory stays bounded.
+// lineVerifier checks ripgrep's matching lines against the file as the
+// backend reads it, and reads their context lines. It reuses one read
+// buffer for every file and keeps of each line only what can be
+// displayed, so memory stays bounded.
 type lineVerifier struct {
 	b    backend.Reader
 	br   *bufio.Reader
@@ -255,17 +283,22 @@ func newLineVerifier(b backend.Reader) *lineVerifier {
 	return &lineVerifier{b: b}
 }
 
-// verify reports whether each of lines (in increasing line order, as
-// ripgrep reports them) is displayed exactly as the same-numbered line of
-// the storage file name, opened through the backend. It reads the file
-// only up to the last of lines. An error is the open's or the read's.
-func (v *lineVerifier) verify(ctx context.Context, name string, lines []textsearch.Line) (bool, error) {
-	if len(lines) == 0 {
-		return true, nil
+// show returns the lines grep shows for matches, ripgrep's matching
+// lines of the storage file name in increasing line order: each match
+// and up to context lines before and after it, displayed from the file
+// as the backend reads it. same is false when the file does not agree
+// with ripgrep: a match's line displays differently or is missing, or
+// the file's first textsearch.BinaryPrefix bytes hold a NUL (ripgrep may
+// report a file's first lines before it reaches a NUL). It reads the
+// file only up to the context after the last match. An error is the
+// open's or the read's.
+func (v *lineVerifier) show(ctx context.Context, name string, matches []textsearch.Line, context int) (lines []textsearch.Line, same bool, err error) {
+	if len(matches) == 0 {
+		return nil, true, nil
 	}
 	r, err := v.b.OpenRead(ctx, name)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	defer r.Close()
 	if v.br == nil {
@@ -274,33 +307,52 @@ func (v *lineVerifier) verify(ctx context.Context, name string, lines []textsear
 		v.br.Reset(r)
 	}
 	defer v.br.Reset(nil)
-	n := 0 // the number of the last line read
-	for _, l := range lines {
-		if l.Number <= n {
-			return false, nil
+	head, err := v.br.Peek(textsearch.BinaryPrefix)
+	switch {
+	case bytes.IndexByte(head, 0) >= 0:
+		return nil, false, nil
+	case err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull):
+		return nil, false, err
+	}
+	next, after := 0, 0 // the index in matches of the next match; the last line of context after a match
+	for n := 1; next < len(matches) || n <= after; n++ {
+		if next < len(matches) && matches[next].Number < n {
+			return nil, false, nil // out of order or repeated
 		}
-		for n < l.Number {
-			if n&1023 == 0 {
-				if err := ctx.Err(); err != nil {
-					return false, err
-				}
+		if n&1023 == 1 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
 			}
-			ok, err := v.next(n+1 == l.Number)
-			if err != nil || !ok {
-				return false, err
-			}
-			n++
+		}
+		match := next < len(matches) && matches[next].Number == n
+		keep := match || n <= after || (next < len(matches) && matches[next].Number-n <= context)
+		ok, err := v.next(keep)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case !ok && next < len(matches):
+			return nil, false, nil
+		case !ok:
+			return lines, true, nil
+		case !keep:
+			continue
 		}
 		text := v.line
 		if n == 1 {
 			// ripgrep leaves out a UTF-8 byte order mark.
 			text = bytes.TrimPrefix(text, []byte(utf8BOM))
 		}
-		if textsearch.Display(text, 0) != l.Text {
-			return false, nil
+		shown := textsearch.Display(text, 0)
+		if match {
+			if shown != matches[next].Text {
+				return nil, false, nil
+			}
+			next++
+			after = n + context
 		}
+		lines = append(lines, textsearch.Line{Number: n, Text: shown, Match: match})
 	}
-	return true, nil
+	return lines, true, nil
 }
 
 // next reads the next line, split on "\n" only, keeping at most

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,8 +60,10 @@ func TestGrepVerifiesRipgrepLines(t *testing.T) {
 		{"inside is shorter", "a\n", "a\nb\nmatch\n", []any{"pattern", "match"}, nil, "No matches found."},
 		{"context line differs", "c1\nmatch\nc3\n", "c1\nmatch\nSECRET\n", []any{"pattern", "match", "context", 1},
 			nil, "f.txt-1-c1\nf.txt:2:match\nf.txt-3-c3"},
+		// Context lines are read through the backend, never taken from
+		// ripgrep: the match agrees, so the file is shown with its own.
 		{"context line differs, pattern only ripgrep knows", "c1\nmatch\nc3\n", "SECRET\nmatch\nc3\n", []any{"pattern", rgOnly, "context", 1},
-			nil, "No matches found."},
+			nil, "f.txt-1-c1\nf.txt:2:match\nf.txt-3-c3"},
 		{"long line", long + "\n", long + "\n", []any{"pattern", rgOnly}, nil, longShown},
 		{"long line differing past the cut", long + "inside\n", long + "SECRET\n", []any{"pattern", rgOnly}, nil, longShown},
 		{"invalid UTF-8", "\xff match\n", "\xff match\n", []any{"pattern", rgOnly}, nil, "f.txt:1:\uFFFD match"},
@@ -135,6 +138,8 @@ func TestLineVerifier(t *testing.T) {
 		{"byte order mark", "\xef\xbb\xbfa\n", []textsearch.Line{line(1, "a")}, true},
 		{"byte order mark past line 1", "a\n\xef\xbb\xbfb\n", []textsearch.Line{line(2, "b")}, false},
 		{"invalid UTF-8", "\xff\n", []textsearch.Line{line(1, "\uFFFD")}, true},
+		{"NUL in the first 8192 bytes", "a\n" + strings.Repeat("x", 8000) + "\x00", []textsearch.Line{line(1, "a")}, false},
+		{"NUL past 8192 bytes", "a\n" + strings.Repeat("x", 8200) + "\x00", []textsearch.Line{line(1, "a")}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,9 +149,20 @@ func TestLineVerifier(t *testing.T) {
 			}
 			v := newLineVerifier(fs)
 			for range 2 { // the second run reuses the buffer
-				got, err := v.verify(t.Context(), "f", tt.lines)
-				if err != nil || got != tt.want {
-					t.Fatalf("verify = %v, %v; want %v", got, err, tt.want)
+				got, same, err := v.show(t.Context(), "f", tt.lines, 0)
+				if err != nil || same != tt.want {
+					t.Fatalf("show = %v, %v; want %v", same, err, tt.want)
+				}
+				if !same {
+					continue
+				}
+				if len(got) != len(tt.lines) {
+					t.Fatalf("show = %+v, want %+v", got, tt.lines)
+				}
+				for i, l := range got {
+					if l.Number != tt.lines[i].Number || l.Text != tt.lines[i].Text || !l.Match {
+						t.Fatalf("show = %+v, want %+v", got, tt.lines)
+					}
 				}
 			}
 		})
@@ -155,8 +171,8 @@ func TestLineVerifier(t *testing.T) {
 
 func TestLineVerifierErrors(t *testing.T) {
 	v := newLineVerifier(newMemFS())
-	if _, err := v.verify(t.Context(), "missing", []textsearch.Line{{Number: 1}}); err == nil {
-		t.Fatal("verify of a missing file: no error")
+	if _, _, err := v.show(t.Context(), "missing", []textsearch.Line{{Number: 1}}, 0); err == nil {
+		t.Fatal("show of a missing file: no error")
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -164,7 +180,48 @@ func TestLineVerifierErrors(t *testing.T) {
 	if err := backend.WriteFile(t.Context(), fs, "f", []byte("a\n"), backend.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newLineVerifier(fs).verify(ctx, "f", []textsearch.Line{{Number: 1, Text: "a"}}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("verify after cancel: %v, want context.Canceled", err)
+	if _, _, err := newLineVerifier(fs).show(ctx, "f", []textsearch.Line{{Number: 1, Text: "a"}}, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("show after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// TestLineVerifierContext reads the context lines around ripgrep's
+// matches from the file.
+func TestLineVerifierContext(t *testing.T) {
+	fs := newMemFS()
+	data := "\xef\xbb\xbf1\n2\n3\n4\n5\n6\n7\n8\n9"
+	if err := backend.WriteFile(t.Context(), fs, "f", []byte(data), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m := func(ns ...int) []textsearch.Line {
+		var ls []textsearch.Line
+		for _, n := range ns {
+			ls = append(ls, textsearch.Line{Number: n, Text: strconv.Itoa(n), Match: true})
+		}
+		return ls
+	}
+	for _, tt := range []struct {
+		matches []int
+		context int
+		want    string
+	}{
+		{[]int{3, 4, 8}, 1, "2- 3: 4: 5- 7- 8: 9-"},
+		{[]int{2}, 3, "1- 2: 3- 4- 5-"},
+		{[]int{9}, 2, "7- 8- 9:"},
+		{[]int{1, 9}, 0, "1: 9:"},
+		{[]int{5}, 10, "1- 2- 3- 4- 5: 6- 7- 8- 9-"},
+	} {
+		got, same, err := newLineVerifier(fs).show(t.Context(), "f", m(tt.matches...), tt.context)
+		var parts []string
+		for _, l := range got {
+			sep := "-"
+			if l.Match {
+				sep = ":"
+			}
+			parts = append(parts, l.Text+sep)
+		}
+		if err != nil || !same || strings.Join(parts, " ") != tt.want {
+			t.Errorf("matches %v context %d: %q, %v, %v; want %q", tt.matches, tt.context, strings.Join(parts, " "), same, err, tt.want)
+		}
 	}
 }

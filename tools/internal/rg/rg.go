@@ -3,8 +3,8 @@
 // values (never as arguments rg could read as options), paths follow "--",
 // no shell is involved, the user's configuration and environment are kept
 // out (--no-config, an empty environment), links are never followed,
-// preprocessors are never run, and output is read as JSON or NUL-separated
-// names, so no file name can forge a line.
+// preprocessors are never run, and file names in the output end with a
+// NUL, so no file name can forge a line (see output.go).
 //
 // The runner reports paths exactly as ripgrep printed them, relative to
 // the directory it ran in; mapping them back onto storage and judging them
@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,37 +71,67 @@ type Query struct {
 	Type string
 }
 
-// SearchQuery describes a content search.
+// SearchQuery describes a content search. rg reports matching lines
+// only: with --context, ripgrep 13 says nothing of a binary file whose
+// NUL lies in its first read, so callers read context lines themselves.
 type SearchQuery struct {
 	Query
 	// Pattern is a Rust regular expression, or text when Literal is set.
 	Pattern    string
 	IgnoreCase bool
 	Literal    bool
-	// Context is the number of lines shown around each match.
-	Context int
 	// MaxColumns is the display cut of textsearch.Display.
 	MaxColumns int
+	// MaxLines bounds the lines reported for one file; 0 means no bound.
+	// A file with more is reported as soon as its first MaxLines lines
+	// are known, and the rest of its report is read and dropped.
+	MaxLines int
 }
 
 // File is one file's part of a search result.
 type File struct {
 	// Path is the path as rg printed it (raw bytes), relative to Dir.
 	Path string
-	// Lines are the file's match and context lines, displayed with
+	// Lines are the file's matching lines, displayed with
 	// textsearch.Display.
 	Lines []textsearch.Line
 	// BinaryOffset is the offset of the file's first NUL byte, or -1 when
 	// rg saw none. With a NUL, rg stops early, so Lines may be incomplete.
 	BinaryOffset int64
+	// Incomplete is set when the runner stopped reading rg's report of
+	// the file because it grew past MaxFileOutput: Lines hold only the
+	// first of its lines, and BinaryOffset is unknown. The search goes on
+	// with the files after it; the caller searches this file another way
+	// if it wants all of it.
+	Incomplete bool
 }
+
+// MaxFileOutput is how much of rg's output the runner reads for one file
+// before it stops rg and reports the file Incomplete. A file's lines are
+// cut for display, but a big file can have millions of them: reading them
+// all only to drop them (for a file the caller does not show) would take
+// longer than searching the rest of the tree.
+const MaxFileOutput = 32 << 20
+
+// maxFileOutput is MaxFileOutput, lowered by tests.
+var maxFileOutput int64 = MaxFileOutput
+
+// maxBatchBytes bounds the file names given to one rg run when a search
+// goes on after an Incomplete file, well below the kernel's limit on the
+// size of a command line.
+var maxBatchBytes = 128 << 10
 
 // Files lists the files rg would search under q, in path order, calling
 // fn with each path as rg printed it; fn returning false stops rg.
 func (r *Runner) Files(ctx context.Context, q Query, fn func(path string) bool) error {
+	return r.files(ctx, time.Now().Add(r.timeout()), q, fn)
+}
+
+// files is Files with a deadline.
+func (r *Runner) files(ctx context.Context, deadline time.Time, q Query, fn func(path string) bool) error {
 	args := []string{"--files", "--null"}
 	args = append(args, q.args()...)
-	return r.run(ctx, q.Dir, args, func(out *bufio.Reader) (bool, error) {
+	return r.run(ctx, deadline, q.Dir, args, func(out *bufio.Reader, _ func() int64) (bool, error) {
 		for {
 			name, err := out.ReadString(0)
 			if err == io.EOF {
@@ -117,9 +148,61 @@ func (r *Runner) Files(ctx context.Context, q Query, fn func(path string) bool) 
 }
 
 // Search runs a content search and calls fn with each file's lines, in
-// path order; fn returning false stops rg.
+// path order; fn returning false stops rg. The runner's timeout bounds
+// the whole search.
+//
+// When one file's report outgrows MaxFileOutput, rg is stopped, the file
+// is reported Incomplete, and the search goes on after it: rg lists the
+// files it would search, and those after the file are searched by name.
 func (r *Runner) Search(ctx context.Context, q SearchQuery, fn func(File) bool) error {
-	args := []string{"--json", "--binary"}
+	deadline := time.Now().Add(r.timeout())
+	more, abandoned, err := r.searchOnce(ctx, deadline, q, fn)
+	if err != nil || !more || abandoned == "" {
+		return err
+	}
+	var rest []string
+	err = r.files(ctx, deadline, q.Query, func(name string) bool {
+		if pathLess(abandoned, name) {
+			rest = append(rest, name)
+		}
+		return true
+	})
+	for err == nil && len(rest) > 0 {
+		n, size := 0, 0
+		for n < len(rest) && (n == 0 || size+len(rest[n]) <= maxBatchBytes) {
+			size += len(rest[n]) + 1
+			n++
+		}
+		bq := q
+		// rg prints a name it is given as it was given, and the listed
+		// names already passed the globs, type and ignore files.
+		bq.Paths = rest[:n]
+		if more, abandoned, err = r.searchOnce(ctx, deadline, bq, fn); err != nil || !more {
+			return err
+		}
+		if abandoned == "" {
+			rest = rest[n:]
+			continue
+		}
+		i := slices.Index(rest[:n], abandoned)
+		if i < 0 {
+			return fmt.Errorf("rg: reported %q, which it was not given", abandoned)
+		}
+		rest = rest[i+1:]
+	}
+	return err
+}
+
+// searchOnce runs rg once. more is false when fn stopped the search;
+// abandoned names the Incomplete file rg was stopped in, leaving the
+// files after it unsearched.
+func (r *Runner) searchOnce(ctx context.Context, deadline time.Time, q SearchQuery, fn func(File) bool) (more bool, abandoned string, err error) {
+	args := []string{"--null", "--with-filename", "--line-number", "--no-heading", "--no-context-separator", "--binary"}
+	if keep := keepBytes(q.MaxColumns); keep > 0 {
+		// rg cuts a longer line to a preview of keep bytes, which shows
+		// the MaxColumns characters displayed and that there are more.
+		args = append(args, "--max-columns="+strconv.Itoa(keep), "--max-columns-preview")
+	}
 	if q.IgnoreCase {
 		args = append(args, "--ignore-case")
 	} else {
@@ -128,14 +211,39 @@ func (r *Runner) Search(ctx context.Context, q SearchQuery, fn func(File) bool) 
 	if q.Literal {
 		args = append(args, "--fixed-strings")
 	}
-	if q.Context > 0 {
-		args = append(args, "--context="+strconv.Itoa(q.Context))
-	}
 	args = append(args, "--regexp="+q.Pattern)
 	args = append(args, q.args()...)
-	return r.run(ctx, q.Dir, args, func(out *bufio.Reader) (bool, error) {
-		return parseJSON(out, q.MaxColumns, fn)
+	more = true
+	err = r.run(ctx, deadline, q.Dir, args, func(out *bufio.Reader, offset func() int64) (bool, error) {
+		lim := limits{maxLines: q.MaxLines, maxOutput: maxFileOutput, offset: offset}
+		complete, p, err := parseOutput(out, q.MaxColumns, lim, fn)
+		more, abandoned = complete || p != "", p
+		return complete, err
 	})
+	return more, abandoned, err
+}
+
+// pathLess reports whether rg --sort=path meets path a before path b:
+// it sorts the entries of each directory by name, so paths compare name
+// by name.
+func pathLess(a, b string) bool {
+	for {
+		i, j := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+		x, y := a, b
+		if i >= 0 {
+			x = a[:i]
+		}
+		if j >= 0 {
+			y = b[:j]
+		}
+		if x != y {
+			return x < y
+		}
+		if i < 0 || j < 0 {
+			return i < 0 && j >= 0
+		}
+		a, b = a[i+1:], b[j+1:]
+	}
 }
 
 // args returns the options and paths shared by both runs.
@@ -170,10 +278,20 @@ func (q Query) args() []string {
 // the built-in engine, reading only through the backend, cannot see).
 var commonArgs = []string{"--no-config", "--sort=path", "--color=never", "--no-follow", "--no-ignore-parent"}
 
-// run starts rg in dir with args, hands its stdout to read, and maps the
-// exit status. read reports whether it consumed the whole output; when it
-// stops early, rg is killed and its exit status ignored.
-func (r *Runner) run(ctx context.Context, dir string, args []string, read func(*bufio.Reader) (bool, error)) error {
+// timeout returns the bound of one Files or Search call.
+func (r *Runner) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return DefaultTimeout
+}
+
+// run starts rg in dir with args, hands its stdout to read with a
+// function telling how many bytes of it read consumed, and maps the exit
+// status. read reports whether it consumed the whole output; when it
+// stops early, rg is killed and its exit status ignored. At the deadline
+// rg is killed and run returns ErrTimeout.
+func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args []string, read func(out *bufio.Reader, offset func() int64) (bool, error)) error {
 	path := r.Path
 	if path == "" {
 		path = "rg"
@@ -182,11 +300,7 @@ func (r *Runner) run(ctx context.Context, dir string, args []string, read func(*
 	if err != nil {
 		return ErrNotInstalled
 	}
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, exe, append(append([]string(nil), commonArgs...), args...)...)
@@ -212,7 +326,9 @@ func (r *Runner) run(ctx context.Context, dir string, args []string, read func(*
 		}
 		return fmt.Errorf("rg: start: %w", err)
 	}
-	complete, readErr := read(bufio.NewReaderSize(stdout, 64<<10))
+	cr := &countingReader{r: stdout}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	complete, readErr := read(br, func() int64 { return cr.n - int64(br.Buffered()) })
 	if !complete || readErr != nil {
 		cancel()
 	}
@@ -294,42 +410,14 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 func (l *limitedBuffer) String() string { return l.b.String() }
 
-// parseJSON reads rg --json messages and calls fn per file at its "end"
-// message. It reports whether it read to the end of the output.
-func parseJSON(out *bufio.Reader, maxCols int, fn func(File) bool) (bool, error) {
-	d := newDecoder(out, maxCols)
-	var m message
-	var cur File
-	for {
-		err := d.message(&m)
-		if err == io.EOF {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		switch m.typ {
-		case "begin":
-			if m.path.cut {
-				return false, errJSON
-			}
-			cur = File{Path: string(m.path.data), BinaryOffset: -1}
-		case "match", "context":
-			text := m.lines.data
-			if !m.lines.cut {
-				text = bytes.TrimSuffix(text, []byte{'\n'})
-			}
-			cur.Lines = append(cur.Lines, textsearch.Line{
-				Number: m.lineNumber,
-				Text:   textsearch.Display(text, maxCols),
-				Match:  m.typ == "match",
-			})
-		case "end":
-			cur.BinaryOffset = m.binaryOffset
-			if !fn(cur) {
-				return false, nil
-			}
-			cur = File{}
-		}
-	}
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
