@@ -43,6 +43,7 @@ func (s *toolSuite) searchFilesTests() []testCase {
 		{"InvalidRegex", s.testSearchInvalid},
 		{"PathArgument", s.testSearchPath},
 		{"LongLines", s.testSearchLongLines},
+		{"ByteOrderMarks", s.testSearchByteOrderMarks},
 	}
 }
 
@@ -120,6 +121,23 @@ func (s *toolSuite) testSearchLongLines(t *testing.T) {
 	ts := e.tools(e.allTools(tools.Options{}))
 	e.want(ts, "search_files", args{"pattern": "needle"}, want)
 	e.want(ts, "grep", args{"pattern": "needle"}, want)
+}
+
+// testSearchByteOrderMarks checks files that start with a byte order
+// mark: grep leaves a UTF-8 one out of line 1, as ripgrep does, whichever
+// engine searches, and search_files shows the line as stored; a UTF-16
+// file holds NULs and is binary to both.
+func (s *toolSuite) testSearchByteOrderMarks(t *testing.T) {
+	e := s.setup(t)
+	e.putAll(map[string]string{
+		"utf8.txt":  "\xef\xbb\xbfneedle one\nneedle two\n",
+		"utf16.txt": "\xff\xfen\x00e\x00e\x00d\x00l\x00e\x00\n\x00",
+	})
+	ts := e.tools(e.allTools(tools.Options{}))
+	name := e.shown("utf8.txt")
+	e.want(ts, "grep", args{"pattern": "^needle"}, lines(name+":1:needle one", name+":2:needle two"))
+	e.want(ts, "grep", args{"pattern": "two", "context": 1}, lines(name+"-1-needle one", name+":2:needle two"))
+	e.want(ts, "search_files", args{"pattern": "needle"}, lines(name+":1:\ufeffneedle one", name+":2:needle two"))
 }
 
 func (s *toolSuite) findFilesTests() []testCase {

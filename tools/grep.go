@@ -97,9 +97,11 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 }
 
 // compile builds the built-in engine's matcher for q. A pattern with a
-// line break is refused as ripgrep refuses it, so the engines agree.
+// line break is refused as ripgrep refuses it, and a UTF-8 byte order
+// mark is left out of line 1 as ripgrep leaves it out, so the engines
+// agree.
 func (q grepQuery) compile() (*textsearch.Matcher, error) {
-	m, err := textsearch.Compile(q.pattern, textsearch.Options{IgnoreCase: q.ignoreCase, Literal: q.literal, Context: q.context})
+	m, err := textsearch.Compile(q.pattern, textsearch.Options{IgnoreCase: q.ignoreCase, Literal: q.literal, Context: q.context, SkipBOM: true})
 	if err != nil {
 		return nil, retryf("Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}

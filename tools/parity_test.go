@@ -17,7 +17,8 @@ import (
 // parityTree writes a tree that exercises what the two engines must agree
 // on: ignore files inside a git repository, binary files (a NUL early and
 // a NUL past the first 8192 bytes), long lines, invalid UTF-8, CRLF, no
-// final newline, hidden entries, awkward names.
+// final newline, byte order marks (UTF-8, left out of line 1; UTF-16,
+// binary), hidden entries, awkward names.
 func parityTree(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -50,6 +51,8 @@ func parityTree(t *testing.T) string {
 		"src/.cache/c.txt":       "needle cached\n",
 		"empty.txt":              "",
 		"unicode/ünï.txt":        "needle unicode name\n",
+		"bom/utf8.txt":           "\xef\xbb\xbfneedle after a byte order mark\nsecond needle\n",
+		"bom/utf16.txt":          "\xff\xfen\x00e\x00e\x00d\x00l\x00e\x00\n\x00",
 	}
 	for i := range 30 {
 		files[fmt.Sprintf("many/f%02d.txt", i)] = strings.Repeat(fmt.Sprintf("line %d\n", i), i%4) + "needle\n"
@@ -112,6 +115,8 @@ func TestEngineParity(t *testing.T) {
 			{nameGrep, "pattern", "second\r$"},
 			{nameGrep, "pattern", "bytes"},
 			{nameGrep, "pattern", "nothing matches this"},
+			{nameGrep, "pattern", "^needle", "path", "bom"},
+			{nameGrep, "pattern", "second", "path", "bom", "context", 1},
 		}
 		for _, c := range calls {
 			tool, kv := c[0].(string), c[1:]

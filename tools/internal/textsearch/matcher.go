@@ -55,6 +55,9 @@ type Options struct {
 	// MaxColumns is the display cut (see [DefaultMaxColumns]); 0 means the
 	// default and a negative value means no cut.
 	MaxColumns int
+	// SkipBOM leaves a UTF-8 byte order mark at the start of the input
+	// out of line 1, for matching and display, as ripgrep does.
+	SkipBOM bool
 }
 
 // Matcher is a compiled search. It is safe for concurrent use.
@@ -65,6 +68,7 @@ type Matcher struct {
 	litFold  bool   // lit is ASCII-lowercased and must be found case-insensitively
 	pureLit  bool   // a line holding lit always matches: the regexp need not run
 	newline  bool   // the pattern held a literal line break, which can never match
+	skipBOM  bool   // see Options.SkipBOM
 	context  int
 	maxCols  int
 	maxLine  int // see MaxLineBytes; smaller in tests
@@ -98,7 +102,8 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re, context: min(max(o.Context, 0), MaxContext), maxCols: o.MaxColumns, maxLine: MaxLineBytes, newline: newline}
+	m := &Matcher{re: re, context: min(max(o.Context, 0), MaxContext), maxCols: o.MaxColumns, maxLine: MaxLineBytes,
+		newline: newline, skipBOM: o.SkipBOM}
 	if m.maxCols == 0 {
 		m.maxCols = DefaultMaxColumns
 	}

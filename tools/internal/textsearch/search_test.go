@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -238,4 +239,37 @@ func FuzzSearch(f *testing.F) {
 			t.Fatalf("pattern %q text %q: got\n%q\nwant\n%q", pattern, text, got, want)
 		}
 	})
+}
+
+// TestSkipBOM leaves a UTF-8 byte order mark out of line 1 for matching,
+// display and context, and keeps it without the option.
+func TestSkipBOM(t *testing.T) {
+	text := "\xef\xbb\xbfa first\nsecond\na third\n\xef\xbb\xbfnot first\n"
+	for _, tt := range []struct {
+		opts    Options
+		pattern string
+		want    []string
+	}{
+		{Options{SkipBOM: true}, "^a", []string{"1:a first", "3:a third"}},
+		{Options{SkipBOM: true, Context: 1}, "second", []string{"1-a first", "2:second", "3-a third"}},
+		{Options{SkipBOM: true}, "^\ufeff", []string{"4:\ufeffnot first"}},
+		{Options{}, "first", []string{"1:\ufeffa first", "4:\ufeffnot first"}},
+	} {
+		m, err := Compile(tt.pattern, tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = m.Search(context.Background(), strings.NewReader(text), func(l Line) error {
+			sep := "-"
+			if l.Match {
+				sep = ":"
+			}
+			got = append(got, fmt.Sprintf("%d%s%s", l.Number, sep, l.Text))
+			return nil
+		})
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%q %+v: %q, %v; want %q", tt.pattern, tt.opts, got, err, tt.want)
+		}
+	}
 }
