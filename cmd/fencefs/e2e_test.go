@@ -406,32 +406,39 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 
 var urlPattern = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
-func TestServeHTTP(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ctx := t.Context()
-	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--root", f.root, "--tools", allTools())
+// httpServe is a running `fencefs serve --http`.
+type httpServe struct {
+	url            string
+	cmd            *exec.Cmd
+	exited         chan error
+	stdout, stderr *syncBuffer
+}
+
+// startHTTPServe starts `fencefs serve --http` on f's root with every
+// tool and args, and waits for it to log its endpoint. The process is
+// killed when the test ends.
+func startHTTPServe(t *testing.T, f fixture, args ...string) *httpServe {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0", "--root", f.root, "--tools", allTools()}, args...)...)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout syncBuffer
-	cmd.Stdout = &stdout
+	h := &httpServe{cmd: cmd, exited: make(chan error, 1), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	cmd.Stdout = h.stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	defer func() {
+	t.Cleanup(func() {
 		cmd.Process.Kill()
-		<-exited
-	}()
+		<-h.exited
+	})
 	// Read stderr until the endpoint is logged, then keep draining it.
-	var stderr syncBuffer
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderrPipe)
 		for sc.Scan() {
-			fmt.Fprintln(&stderr, sc.Text())
+			fmt.Fprintln(h.stderr, sc.Text())
 			if m := urlPattern.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:
@@ -439,16 +446,53 @@ func TestServeHTTP(t *testing.T) {
 				}
 			}
 		}
-		exited <- cmd.Wait()
+		h.exited <- cmd.Wait()
 	}()
-	var url string
 	select {
-	case url = <-found:
+	case h.url = <-found:
 	case <-time.After(exitDeadline):
-		t.Fatalf("the server did not log its URL within %v\nstderr:\n%s", exitDeadline, stderr.String())
+		t.Fatalf("the server did not log its URL within %v\nstderr:\n%s", exitDeadline, h.stderr.String())
 	}
+	return h
+}
 
-	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+// TestServeHTTPSessionsReadApart serves two MCP sessions with
+// --require-read: a file one session read is not read for the other.
+func TestServeHTTPSessionsReadApart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	h := startHTTPServe(t, f, "--require-read")
+	var sessions [2]*mcp.ClientSession
+	for i := range sessions {
+		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		sessions[i] = cs
+	}
+	callOK(t, ctx, sessions[0], "read_file", map[string]any{"path": "a.txt"})
+	write := map[string]any{"path": "a.txt", "content": "changed\n"}
+	if text, isError := callTool(t, ctx, sessions[1], "write_file", write); !isError || text != "'a.txt' has not been read yet; read it before changing it." {
+		t.Fatalf("write by the session that did not read: %q, isError %v", text, isError)
+	}
+	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "hello\nworld\n" {
+		t.Fatalf("a.txt holds %q after a refused write", got)
+	}
+	callOK(t, ctx, sessions[0], "write_file", write)
+	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "changed\n" {
+		t.Fatalf("a.txt holds %q", got)
+	}
+}
+
+func TestServeHTTP(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	h := startHTTPServe(t, f)
+	cmd, exited, stdout, stderr := h.cmd, h.exited, h.stdout, h.stderr
+	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,18 @@ import (
 // namespace is the opened storage and the tools over it.
 type namespace struct {
 	// b is the storage the tools work on; skills are read from it too.
-	b       backend.Backend
-	set     *tools.Set
+	b   backend.Backend
+	set *tools.Set
+	// opts are set's options, for the sets of further sessions.
+	opts    tools.Options
 	closers []io.Closer
+}
+
+// newSet returns another tool set over the namespace, with set's options
+// and a record of its own of the files read (Options.RequireRead), for
+// one more MCP session.
+func (n *namespace) newSet() (*tools.Set, error) {
+	return tools.New(n.b, n.opts)
 }
 
 // Close releases the storage connections and descriptors.
@@ -45,9 +54,9 @@ func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger)
 	b, err := n.open(ctx, s, logger)
 	n.b = b
 	if err == nil {
-		opts := s.ToolOptions()
-		opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }
-		n.set, err = tools.New(b, opts)
+		n.opts = s.ToolOptions()
+		n.opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }
+		n.set, err = tools.New(b, n.opts)
 		if err != nil && s.Cwd != "" {
 			// The options were checked while parsing; what tools.New can
 			// still refuse is a Cwd outside the namespace.

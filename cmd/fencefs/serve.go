@@ -35,7 +35,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	defer ns.Close()
-	server := newServer(ns.set, s, logger)
+	var addPrompts func(*mcp.Server)
 	if len(s.Skills) > 0 {
 		loader, cat, err := discoverSkills(ctx, ns, s)
 		if err != nil {
@@ -43,12 +43,35 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 			return exitFatal
 		}
 		logCatalog(logger, cat)
-		addSkillPrompts(server, loader, cat, logger)
+		addPrompts = func(server *mcp.Server) { addSkillPrompts(server, loader, cat, logger) }
+	}
+	// Each session gets a server and tool set of its own, so what one
+	// agent read does not count as read for another (--require-read).
+	sessionServer := func(set *tools.Set) *mcp.Server {
+		server := newServer(set, s, logger)
+		if addPrompts != nil {
+			addPrompts(server)
+		}
+		return server
 	}
 	if s.HTTP != "" {
-		err = serveHTTP(ctx, server, s.HTTP, logger)
+		shared := sessionServer(ns.set)
+		err = serveHTTP(ctx, func(req *http.Request) *mcp.Server {
+			if req.Header.Get("Mcp-Session-Id") != "" {
+				// A request of an existing session: the handler asks only
+				// for the protocol versions the server speaks.
+				return shared
+			}
+			set, err := ns.newSet()
+			if err != nil {
+				// The same options built ns.set: this does not happen.
+				logger.Error("new session: the shared tool set serves it", "err", err)
+				return shared
+			}
+			return sessionServer(set)
+		}, s.HTTP, logger)
 	} else {
-		err = serveStdio(ctx, server, stdin, stdout, logger)
+		err = serveStdio(ctx, sessionServer(ns.set), stdin, stdout, logger)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
@@ -165,13 +188,15 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// serveHTTP serves streamable HTTP on addr at /mcp until ctx ends.
-func serveHTTP(ctx context.Context, server *mcp.Server, addr string, logger *slog.Logger) error {
+// serveHTTP serves streamable HTTP on addr at /mcp until ctx ends;
+// getServer gives the server of a request (see
+// mcp.NewStreamableHTTPHandler).
+func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, addr string, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+	handler := mcp.NewStreamableHTTPHandler(getServer,
 		&mcp.StreamableHTTPOptions{Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(handler))
