@@ -81,6 +81,14 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 			err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
 		}
 	}
+	if errors.Is(err, rg.ErrOutOfMemory) {
+		// ripgrep met a line too long for its memory bound: the
+		// built-in engine, which holds at most textsearch.MaxLineBytes
+		// of a line, does the whole search again.
+		f = s.newWalkFilter(root)
+		pr = textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
+		err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
+	}
 	if err != nil {
 		return "", s.rgErr(err, p)
 	}

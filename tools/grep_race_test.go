@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -224,4 +225,25 @@ func TestLineVerifierContext(t *testing.T) {
 			t.Errorf("matches %v context %d: %q, %v, %v; want %q", tt.matches, tt.context, strings.Join(parts, " "), same, err, tt.want)
 		}
 	}
+}
+
+// TestGrepFallsBackWhenRipgrepRunsOutOfMemory bounds rg's memory below
+// what a 100 MB line needs: grep answers through the built-in engine,
+// for a directory and for the file alone, with every file's lines.
+func TestGrepFallsBackWhenRipgrepRunsOutOfMemory(t *testing.T) {
+	needRG(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("rg's memory is bounded on Linux only")
+	}
+	fx := localFixture(t)
+	long := strings.Repeat("a", 100<<20)
+	fx.put(t, "d/a.txt", "match a\n")
+	fx.put(t, "d/long.txt", long+"\nmatch after\n")
+	fx.put(t, "d/z.txt", "match z\n")
+	s := newSet(t, fx.b, Options{Tools: AllTools(), RipgrepMaxMemory: 64 << 20})
+	cut := textsearch.Display([]byte(long), 0)
+	wantEqual(t, ok(t, s, nameGrep, "pattern", "a", "path", "d"),
+		"d/a.txt:1:match a\nd/long.txt:1:"+cut+"\nd/long.txt:2:match after\nd/z.txt:1:match z")
+	wantEqual(t, ok(t, s, nameGrep, "pattern", "after", "path", "d/long.txt", "context", 1),
+		"d/long.txt-1-"+cut+"\nd/long.txt:2:match after")
 }

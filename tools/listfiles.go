@@ -142,7 +142,7 @@ func (s *Set) ripgrepDir(ctx context.Context, dir string) (string, error) {
 
 // runner returns the ripgrep runner configured by the options.
 func (s *Set) runner() *rg.Runner {
-	return &rg.Runner{Path: s.opts.RipgrepPath, Timeout: s.opts.RipgrepTimeout}
+	return &rg.Runner{Path: s.opts.RipgrepPath, Timeout: s.opts.RipgrepTimeout, MaxMemory: s.opts.RipgrepMaxMemory}
 }
 
 // rgErr maps the errors of a ripgrep run; anything else goes through
@@ -152,6 +152,8 @@ func (s *Set) rgErr(err error, display string) error {
 	switch {
 	case errors.Is(err, rg.ErrNotInstalled):
 		return retryf("ripgrep (rg) is not installed. Use search_files or find_files instead.")
+	case errors.Is(err, rg.ErrOutOfMemory):
+		return retryf("ripgrep ran out of memory. Use search_files or find_files instead.")
 	case errors.Is(err, rg.ErrTimeout):
 		return retryf("ripgrep did not finish within %s. Search a smaller directory or narrow the search with glob or file_type.", s.opts.RipgrepTimeout)
 	case errors.As(err, &usage) && (strings.HasPrefix(usage.Message, "regex parse error") || strings.HasPrefix(usage.Message, "the literal")):

@@ -104,6 +104,12 @@ type Options struct {
 	RipgrepPath string
 	// RipgrepTimeout bounds one rg run; 0 means 60s.
 	RipgrepTimeout time.Duration
+	// RipgrepMaxMemory bounds the memory rg may use, its address space
+	// on Linux; 0 means 1 GiB and a negative value sets no bound. rg
+	// holds a whole line while it searches it: a grep that runs out (a
+	// line of hundreds of megabytes) is done by the built-in engine,
+	// which holds at most 16 MiB of a line.
+	RipgrepMaxMemory int64
 }
 
 // normalize validates o and fills in the defaults.

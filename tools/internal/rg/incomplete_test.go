@@ -2,6 +2,8 @@ package rg
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +110,25 @@ func TestPathLess(t *testing.T) {
 				t.Errorf("pathLess(%q, %q) = %v", a, b, got)
 			}
 		}
+	}
+}
+
+// TestSearchOutOfMemory bounds rg's memory below what a 100 MB line
+// needs: the run ends with ErrOutOfMemory, and a search of ordinary
+// files within the same bound succeeds.
+func TestSearchOutOfMemory(t *testing.T) {
+	r := needRG(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("rg's memory is bounded on Linux only")
+	}
+	r.MaxMemory = 64 << 20
+	small := tree(t, map[string]string{"a.txt": "a\n", "b/c.txt": "a\n"})
+	if got := search(t, r, SearchQuery{Query: Query{Dir: small}, Pattern: "a"}); len(got) != 2 {
+		t.Fatalf("search within the bound: %+v", got)
+	}
+	big := tree(t, map[string]string{"long.txt": strings.Repeat("a", 100<<20) + "\n"})
+	err := r.Search(context.Background(), SearchQuery{Query: Query{Dir: big}, Pattern: "a"}, func(File) bool { return true })
+	if !errors.Is(err, ErrOutOfMemory) {
+		t.Fatalf("err = %v, want ErrOutOfMemory", err)
 	}
 }

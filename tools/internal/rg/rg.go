@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
@@ -39,6 +40,15 @@ var ErrNotInstalled = errors.New("rg: ripgrep is not installed")
 // ErrTimeout is returned when a run exceeds the runner's timeout.
 var ErrTimeout = errors.New("rg: ripgrep timed out")
 
+// DefaultMaxMemory bounds rg's address space when Runner.MaxMemory is
+// zero. A search of ordinary files needs under 32 MiB.
+const DefaultMaxMemory = 1 << 30
+
+// ErrOutOfMemory is returned when rg ran out of the memory it may use
+// (Runner.MaxMemory). rg holds a whole line while it searches it, so a
+// file with a line of hundreds of megabytes ends the run.
+var ErrOutOfMemory = errors.New("rg: ripgrep ran out of memory")
+
 // UsageError is an error rg reported about its arguments: an invalid
 // regular expression, glob or file type. The model can correct it.
 type UsageError struct {
@@ -55,6 +65,10 @@ type Runner struct {
 	Path string
 	// Timeout bounds one run; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// MaxMemory bounds rg's address space (RLIMIT_AS, set on Linux as
+	// soon as rg starts); 0 means DefaultMaxMemory and a negative value
+	// sets no bound.
+	MaxMemory int64
 }
 
 // Query describes what to search.
@@ -326,6 +340,17 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 		}
 		return fmt.Errorf("rg: start: %w", err)
 	}
+	if r.MaxMemory >= 0 {
+		limit := r.MaxMemory
+		if limit == 0 {
+			limit = DefaultMaxMemory
+		}
+		if err := limitMemory(cmd.Process.Pid, limit); err != nil {
+			cancel()
+			_ = cmd.Wait()
+			return fmt.Errorf("rg: bounding its memory: %w", err)
+		}
+	}
 	cr := &countingReader{r: stdout}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	complete, readErr := read(br, func() int64 { return cr.n - int64(br.Buffered()) })
@@ -341,12 +366,25 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 		return ctx.Err()
 	case runCtx.Err() == context.DeadlineExceeded:
 		return ErrTimeout
+	case outOfMemory(waitErr, stderr.String()):
+		return ErrOutOfMemory
 	case readErr != nil:
 		return fmt.Errorf("rg: reading output: %w", readErr)
 	case !complete:
 		return nil
 	}
 	return exitError(waitErr, stderr.String(), dir)
+}
+
+// outOfMemory reports whether rg ended for want of memory: Rust aborts a
+// process whose allocation fails, after saying so.
+func outOfMemory(waitErr error, stderr string) bool {
+	var exit *exec.ExitError
+	if !errors.As(waitErr, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(interface{ Signal() syscall.Signal })
+	return strings.Contains(stderr, "memory allocation of") || (ok && exit.ExitCode() == -1 && ws.Signal() == syscall.SIGABRT)
 }
 
 // exitError maps rg's exit status: 0 (matches) and 1 (none) are success;
