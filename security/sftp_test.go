@@ -2,15 +2,10 @@ package security
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"errors"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/fencefs/fencefs/conformance/containers"
+	"github.com/fencefs/fencefs/internal/testserver"
 	"github.com/fencefs/fencefs/sftpadapter"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -97,7 +93,7 @@ func TestSFTPHostileServerNames(t *testing.T) {
 		fake[i] = e
 	}
 	h.FileList = &hostileLister{inner: h.FileList, dir: "/ws", fake: fake}
-	addr, hostKey := startHostileSFTP(t, h)
+	addr, hostKey := testserver.StartSFTP(t, testserver.SFTPConfig{User: "agent", Password: "pw", Handlers: &h})
 	ctx := t.Context()
 	cfg := sftpadapter.Config{Addr: addr, User: "agent", Password: "pw", HostKey: hostKey, Root: "/ws"}
 	arrangeInMem(t, cfg, baseLayout(s))
@@ -119,78 +115,6 @@ func TestSFTPHostileServerNames(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// startHostileSFTP serves handlers h over SSH on 127.0.0.1 for the user
-// "agent" with password "pw".
-func startHostileSFTP(t *testing.T, h sftp.Handlers) (string, ssh.PublicKey) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &ssh.ServerConfig{PasswordCallback: func(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
-		if c.User() == "agent" && string(pw) == "pw" {
-			return nil, nil
-		}
-		return nil, errors.New("denied")
-	}}
-	cfg.AddHostKey(signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { serveHostile(conn, cfg, h) })
-		}
-	})
-	return ln.Addr().String(), signer.PublicKey()
-}
-
-// serveHostile serves the SFTP subsystem with handlers h on every session
-// of one connection.
-func serveHostile(conn net.Conn, cfg *ssh.ServerConfig, h sftp.Handlers) {
-	defer conn.Close()
-	_, chans, reqs, err := ssh.NewServerConn(conn, cfg)
-	if err != nil {
-		return
-	}
-	go ssh.DiscardRequests(reqs)
-	for nc := range chans {
-		if nc.ChannelType() != "session" {
-			nc.Reject(ssh.UnknownChannelType, "session only")
-			continue
-		}
-		ch, requests, err := nc.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			for req := range requests {
-				ok := req.Type == "subsystem" && len(req.Payload) > 4 && string(req.Payload[4:]) == "sftp"
-				req.Reply(ok, nil)
-				if ok {
-					go func() {
-						defer ch.Close()
-						srv := sftp.NewRequestServer(ch, h)
-						srv.Serve()
-						srv.Close()
-					}()
-				}
-			}
-		}()
 	}
 }
 
