@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
+
+	"github.com/fencefs/fencefs/aferoadapter"
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -270,6 +274,39 @@ func TestManyEntries(t *testing.T) {
 		if tool != searchFiles && tool != grepTool && !strings.Contains(m.out, fmt.Sprintf("truncated at %d", limit)) {
 			t.Errorf("%s: no truncation notice:\n%s", label, clip(m.out))
 		}
+	}
+}
+
+// TestLongLineRegexDeadline matches a pattern whose cost grows with the
+// line's length times its own size ([a-z]{1,200}[0-9]: about 50 s for Go's
+// regexp package on 16 MiB of "a") against the longest line the built-in
+// engine holds: search_files, and grep by the built-in engine on storage
+// that is not a host directory, end at a 3 s deadline instead of running
+// the line to its end; grep by ripgrep answers.
+func TestLongLineRegexDeadline(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "long.txt"), []byte(strings.Repeat("a", 16<<20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"pattern": "[a-z]{1,200}[0-9]", "path": "long.txt"}
+	for _, c := range []struct {
+		name string
+		b    backend.Backend
+		tool string
+	}{
+		{"local", openLocal(t, dir), searchFiles},
+		{"local", openLocal(t, dir), grepTool},
+		{"afero", aferoadapter.New(afero.NewBasePathFs(afero.NewOsFs(), dir)), grepTool},
+	} {
+		s, err := tools.New(c.b, tools.Options{Tools: tools.AllTools()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		m := measure(t, s, c.tool, args, 3*time.Second)
+		label := c.tool + " on " + c.name
+		t.Logf("%s: %v, %d MiB allocated, %d bytes out, err %v", label, time.Since(start).Round(time.Millisecond), m.alloc>>20, len(m.out), m.err)
+		m.answered(t, label)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // over-long segment, the prefix itself as an object, and objects that are
 // also prefixes ("ws/dir" next to "ws/dir/inner.txt"). A POSIX-backed
 // server such as versitygw cannot hold them (it refuses or normalizes
-// them), so they are served by memS3.
+// them), so they are served by testserver.S3.
 var hostileKeys = []string{
 	"ws/./dot.txt", "ws/../up.txt", "ws//empty.txt", "ws//lead/x.txt", "ws/sub//x.txt", "ws/sub/./y.txt",
 	"ws/sub/../z.txt", "ws/" + strings.Repeat("l", 300) + "/x.txt", "ws/.", "ws/..", "ws/sub/.", "ws/sub/..",

@@ -1,6 +1,7 @@
 package textsearch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -104,4 +105,52 @@ func TestEndlessLineEndsWithTheContext(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("allocated %d bytes reading %d; want at most 1 MiB", alloc, r.served)
 	}
+}
+
+// TestLongLineMatchStops cancels a search while the regular expression
+// runs over a long line: the search ends with the context's error at
+// once, where the regexp package alone would run the line to its end.
+func TestLongLineMatchStops(t *testing.T) {
+	m, err := Compile("[a-z]{1,50}q", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	line := []byte(strings.Repeat("a", 4*interruptible))
+	r := &ctxRuneReader{ctx: ctx, b: line}
+	cancel()
+	if ok := m.re.MatchReader(r); ok || !errors.Is(r.err, context.Canceled) || r.i >= len(line)/2 {
+		t.Fatalf("cancelled match: ok %v, err %v, read %d of %d bytes", ok, r.err, r.i, len(line))
+	}
+	if ok, err := m.matchLine(ctx, line); ok || !errors.Is(err, context.Canceled) {
+		t.Fatalf("matchLine after cancel: %v, %v", ok, err)
+	}
+	err = m.Search(ctx, strings.NewReader("a\n"+string(line)+"\n"), func(Line) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Search after cancel: %v", err)
+	}
+}
+
+// FuzzMatchLineReader checks that a long line matched through the
+// context's reader matches as the byte slice does: same decoding of
+// invalid UTF-8, same anchors and word boundaries at both ends.
+func FuzzMatchLineReader(f *testing.F) {
+	f.Add(`^a\b`, []byte("a b \xff\xfe é"), uint8(3))
+	f.Add(`\xff|\x{FFFD}$`, []byte("\xff"), uint8(1))
+	f.Add(`(?i)É.*z$`, []byte("éabz"), uint8(0))
+	f.Fuzz(func(t *testing.T, pattern string, unit []byte, reps uint8) {
+		m, err := Compile(pattern, Options{})
+		if err != nil || len(unit) == 0 || bytes.IndexByte(unit, '\n') >= 0 {
+			t.Skip()
+		}
+		line := bytes.Repeat(unit, int(reps)+1)
+		for len(line) < interruptible {
+			line = append(line, line...)
+		}
+		line = append(line[:interruptible], unit...)
+		got, err := m.matchLine(context.Background(), line)
+		if want := m.re.Match(line); err != nil || got != want {
+			t.Fatalf("%q on %q...: reader %v (%v), bytes %v", pattern, line[:min(len(line), 40)], got, err, want)
+		}
+	})
 }

@@ -15,6 +15,8 @@ package textsearch
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"regexp"
 	"regexp/syntax"
 	"sync"
@@ -285,17 +287,18 @@ func lowerInto(dst, src []byte) {
 
 // nextMatch finds the first matching line that starts at or after pos and
 // ends at or before end in buf. It returns the line's start and the index
-// of its terminating "\n" (or end).
-func (m *Matcher) nextMatch(buf, folded []byte, pos, end int) (int, int, bool) {
+// of its terminating "\n" (or end). An error is ctx's, met while matching
+// a long line.
+func (m *Matcher) nextMatch(ctx context.Context, buf, folded []byte, pos, end int) (int, int, bool, error) {
 	if m.lit == nil {
 		for pos < end {
 			e := lineEnd(buf, pos, end)
-			if m.re.Match(buf[pos:e]) {
-				return pos, e, true
+			if ok, err := m.matchLine(ctx, buf[pos:e]); ok || err != nil {
+				return pos, e, ok, err
 			}
 			pos = e + 1
 		}
-		return 0, 0, false
+		return 0, 0, false, nil
 	}
 	hay := buf
 	if m.litFold {
@@ -304,17 +307,71 @@ func (m *Matcher) nextMatch(buf, folded []byte, pos, end int) (int, int, bool) {
 	for pos < end {
 		i := m.find.index(hay[pos:end])
 		if i < 0 {
-			return 0, 0, false
+			return 0, 0, false, nil
 		}
 		hit := pos + i
 		s := bytes.LastIndexByte(buf[pos:hit], '\n') + 1 + pos
 		e := lineEnd(buf, hit, end)
-		if m.pureLit || m.re.Match(buf[s:e]) {
-			return s, e, true
+		if m.pureLit {
+			return s, e, true, nil
+		}
+		if ok, err := m.matchLine(ctx, buf[s:e]); ok || err != nil {
+			return s, e, ok, err
 		}
 		pos = e + 1
 	}
-	return 0, 0, false
+	return 0, 0, false, nil
+}
+
+// interruptible is the length from which a line is matched through a
+// reader that checks the context: the regexp package cannot be stopped,
+// and its time on a line grows with the line's length times the
+// pattern's size (13 s for [a-z]{1,50}q on a 16 MiB line of "a").
+const interruptible = 64 << 10
+
+// matchLine reports whether line matches. A long line is matched through
+// a reader that ends it early once ctx is done, and then ctx's error is
+// returned.
+func (m *Matcher) matchLine(ctx context.Context, line []byte) (bool, error) {
+	if len(line) < interruptible {
+		return m.re.Match(line), nil
+	}
+	r := &ctxRuneReader{ctx: ctx, b: line}
+	ok := m.re.MatchReader(r)
+	if r.err != nil {
+		return false, r.err
+	}
+	return ok, nil
+}
+
+// ctxRuneReader reads the runes of b as the regexp package decodes a
+// byte slice (an invalid byte is U+FFFD of width 1), and ends early once
+// ctx is done, noting ctx's error.
+type ctxRuneReader struct {
+	ctx context.Context
+	b   []byte
+	i   int
+	n   int
+	err error
+}
+
+func (r *ctxRuneReader) ReadRune() (rune, int, error) {
+	if r.n++; r.n&0x3fff == 0 {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			return 0, 0, io.EOF
+		}
+	}
+	if r.i >= len(r.b) {
+		return 0, 0, io.EOF
+	}
+	if c := r.b[r.i]; c < utf8.RuneSelf {
+		r.i++
+		return rune(c), 1, nil
+	}
+	c, size := utf8.DecodeRune(r.b[r.i:])
+	r.i += size
+	return c, size, nil
 }
 
 // lineEnd returns the index of the first "\n" at or after pos, or end.

@@ -27,6 +27,7 @@ const maxPooledBuffer = 1 << 20
 
 // scan is the state of one file's search.
 type scan struct {
+	ctx         context.Context
 	m           *Matcher
 	buf, folded []byte
 	n           int  // bytes in buf
@@ -52,7 +53,7 @@ var ErrBinary = errors.New("textsearch: binary file")
 // read. A line longer than [MaxLineBytes] is searched on its first
 // MaxLineBytes bytes only.
 func (m *Matcher) Search(ctx context.Context, r io.Reader, emit func(Line) error) error {
-	s := &scan{m: m, lineNo: 1, emit: emit}
+	s := &scan{ctx: ctx, m: m, lineNo: 1, emit: emit}
 	s.buf = m.getBuf(&m.bufPool)
 	defer func() {
 		// A buffer grown for a long line is not kept for the next file.
@@ -203,7 +204,10 @@ func (s *scan) process(end int) error {
 		lowerInto(s.folded[s.pos:end], s.buf[s.pos:end])
 	}
 	for s.pos < end {
-		ms, me, found := s.m.nextMatch(s.buf, s.folded, s.pos, end)
+		ms, me, found, err := s.m.nextMatch(s.ctx, s.buf, s.folded, s.pos, end)
+		if err != nil {
+			return err
+		}
 		limit := end
 		if found {
 			limit = ms
