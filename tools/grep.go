@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools/internal/rg"
@@ -284,10 +283,7 @@ const verifyBuffer = 64 << 10
 // textsearch.DefaultMaxColumns characters and show that the line is
 // longer, as the rg package keeps of the lines it reports, after a byte
 // order mark.
-const verifyKeep = (textsearch.DefaultMaxColumns+1)*utf8.UTFMax + len(utf8BOM)
-
-// utf8BOM is the UTF-8 byte order mark.
-const utf8BOM = "\xef\xbb\xbf"
+var verifyKeep = textsearch.DisplayBytes(0) + len(textsearch.UTF8BOM)
 
 func newLineVerifier(b backend.Reader) *lineVerifier {
 	return &lineVerifier{b: b}
@@ -317,9 +313,9 @@ func (v *lineVerifier) show(ctx context.Context, name string, matches []textsear
 		v.br.Reset(r)
 	}
 	defer v.br.Reset(nil)
-	head, err := v.br.Peek(textsearch.BinaryPrefix)
+	head, err := v.br.Peek(binaryPrefix)
 	switch {
-	case bytes.IndexByte(head, 0) >= 0:
+	case isBinaryPrefix(head):
 		return nil, false, nil
 	case err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull):
 		return nil, false, err
@@ -350,7 +346,7 @@ func (v *lineVerifier) show(ctx context.Context, name string, matches []textsear
 		text := v.line
 		if n == 1 {
 			// ripgrep leaves out a UTF-8 byte order mark.
-			text = bytes.TrimPrefix(text, []byte(utf8BOM))
+			text = bytes.TrimPrefix(text, []byte(textsearch.UTF8BOM))
 		}
 		shown := textsearch.Display(text, 0)
 		if match {

@@ -7,10 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
 
-// binaryPrefix is how many leading bytes decide whether a file is binary.
-const binaryPrefix = 8192
+// binaryPrefix is how many leading bytes decide whether a file is binary,
+// the same for every tool and both search engines.
+const binaryPrefix = textsearch.BinaryPrefix
 
 // isBinaryPrefix reports whether p, the start of a file, marks it binary:
 // a NUL byte within its first 8192 bytes.

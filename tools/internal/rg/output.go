@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
@@ -67,22 +66,8 @@ type outputReader struct {
 	cut     bool // text left bytes out
 }
 
-// keepBytes returns how many bytes of a line must be kept to display
-// maxCols characters (see textsearch.Display) and to know there are
-// more: a character takes at most utf8.UTFMax bytes, or one byte when
-// invalid. It is negative when lines are not cut.
-func keepBytes(maxCols int) int {
-	if maxCols == 0 {
-		maxCols = textsearch.DefaultMaxColumns
-	}
-	if maxCols < 0 {
-		return -1
-	}
-	return (maxCols + 1) * utf8.UTFMax
-}
-
 func newOutputReader(r *bufio.Reader, maxCols int) *outputReader {
-	return &outputReader{r: r, keep: keepBytes(maxCols), maxCols: maxCols}
+	return &outputReader{r: r, keep: textsearch.DisplayBytes(maxCols), maxCols: maxCols}
 }
 
 // read returns the next piece of a physical line; whole reports that it

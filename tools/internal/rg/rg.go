@@ -212,7 +212,7 @@ func (r *Runner) Search(ctx context.Context, q SearchQuery, fn func(File) bool) 
 // files after it unsearched.
 func (r *Runner) searchOnce(ctx context.Context, deadline time.Time, q SearchQuery, fn func(File) bool) (more bool, abandoned string, err error) {
 	args := []string{"--null", "--with-filename", "--line-number", "--no-heading", "--no-context-separator", "--binary"}
-	if keep := keepBytes(q.MaxColumns); keep > 0 {
+	if keep := textsearch.DisplayBytes(q.MaxColumns); keep > 0 {
 		// rg cuts a longer line to a preview of keep bytes, which shows
 		// the MaxColumns characters displayed and that there are more.
 		args = append(args, "--max-columns="+strconv.Itoa(keep), "--max-columns-preview")

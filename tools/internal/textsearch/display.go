@@ -5,6 +5,21 @@ import (
 	"unicode/utf8"
 )
 
+// DisplayBytes returns how many leading bytes of a line Display needs to
+// show maxCols characters (0 meaning DefaultMaxColumns) and to know that
+// there are more: a character takes at most utf8.UTFMax bytes, or one
+// byte when invalid. It is negative when maxCols is, as Display then
+// never cuts.
+func DisplayBytes(maxCols int) int {
+	if maxCols == 0 {
+		maxCols = DefaultMaxColumns
+	}
+	if maxCols < 0 {
+		return -1
+	}
+	return (maxCols + 1) * utf8.UTFMax
+}
+
 // Display returns a line as shown to a model: each invalid UTF-8 byte
 // becomes one U+FFFD, and a line longer than maxCols characters is cut
 // after maxCols characters and ends with [LongLineMarker]. A negative

@@ -39,8 +39,8 @@ type scan struct {
 	emit        func(Line) error
 }
 
-// utf8BOM is the UTF-8 byte order mark.
-var utf8BOM = []byte("\xef\xbb\xbf")
+// UTF8BOM is the UTF-8 byte order mark.
+const UTF8BOM = "\xef\xbb\xbf"
 
 // ErrBinary is returned by [Matcher.Search] for a file with a NUL byte in
 // its first [BinaryPrefix] bytes.
@@ -75,8 +75,8 @@ func (m *Matcher) Search(ctx context.Context, r io.Reader, emit func(Line) error
 	if bytes.IndexByte(s.buf[:min(s.n, BinaryPrefix)], 0) >= 0 {
 		return ErrBinary
 	}
-	if m.skipBOM && bytes.HasPrefix(s.buf[:s.n], utf8BOM) {
-		s.n = copy(s.buf, s.buf[len(utf8BOM):s.n])
+	if m.skipBOM && bytes.HasPrefix(s.buf[:s.n], []byte(UTF8BOM)) {
+		s.n = copy(s.buf, s.buf[len(UTF8BOM):s.n])
 	}
 	for {
 		end := s.n
