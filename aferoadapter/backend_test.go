@@ -2,8 +2,6 @@ package aferoadapter_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"reflect"
@@ -14,71 +12,34 @@ import (
 
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/backendtest"
 )
-
-// wantPathErr fails unless err is an *fs.PathError naming name and
-// matching target.
-func wantPathErr(t *testing.T, what string, err error, name string, target error) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Errorf("%s: error %v, want %v", what, err, target)
-		return
-	}
-	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Path != name {
-		t.Errorf("%s: error %#v is not an *fs.PathError naming %q", what, err, name)
-	}
-}
 
 func TestRead(t *testing.T) {
 	ctx := context.Background()
 	_, b := memFS(t, sampleFiles)
-	tests := []struct {
-		name    string
-		want    string
-		wantErr error
-	}{
-		{name: "a.txt", want: "A"},
-		{name: "a/c/d.txt", want: "ACD"},
-		{name: "sp ace/ü.txt", want: "unicode"},
-		{name: "colon/x:y.txt", want: "c"},
-		{name: ".", wantErr: backend.ErrIsDir},
-		{name: "a", wantErr: backend.ErrIsDir},
-		{name: "empty", wantErr: backend.ErrIsDir},
-		{name: "missing", wantErr: fs.ErrNotExist},
-		{name: "a/missing", wantErr: fs.ErrNotExist},
-		{name: "missing/x", wantErr: fs.ErrNotExist},
-		{name: "a.txt/x", wantErr: backend.ErrNotDir},
-		{name: "a.txt/x/y", wantErr: backend.ErrNotDir},
-		{name: "/a.txt", wantErr: backend.ErrInvalidPath},
-		{name: "a/../a.txt", wantErr: backend.ErrInvalidPath},
-		{name: "./a.txt", wantErr: backend.ErrInvalidPath},
-		{name: "", wantErr: backend.ErrInvalidPath},
-		{name: "~", wantErr: backend.ErrInvalidPath},
-		{name: `a\b.txt`, wantErr: backend.ErrInvalidPath},
-		{name: "C:x", wantErr: backend.ErrInvalidPath},
+	tests := []backendtest.Read{
+		{Name: "a.txt", Want: "A"},
+		{Name: "a/c/d.txt", Want: "ACD"},
+		{Name: "sp ace/ü.txt", Want: "unicode"},
+		{Name: "colon/x:y.txt", Want: "c"},
+		{Name: ".", Err: backend.ErrIsDir},
+		{Name: "a", Err: backend.ErrIsDir},
+		{Name: "empty", Err: backend.ErrIsDir},
+		{Name: "missing", Err: fs.ErrNotExist},
+		{Name: "a/missing", Err: fs.ErrNotExist},
+		{Name: "missing/x", Err: fs.ErrNotExist},
+		{Name: "a.txt/x", Err: backend.ErrNotDir},
+		{Name: "a.txt/x/y", Err: backend.ErrNotDir},
+		{Name: "/a.txt", Err: backend.ErrInvalidPath},
+		{Name: "a/../a.txt", Err: backend.ErrInvalidPath},
+		{Name: "./a.txt", Err: backend.ErrInvalidPath},
+		{Name: "", Err: backend.ErrInvalidPath},
+		{Name: "~", Err: backend.ErrInvalidPath},
+		{Name: `a\b.txt`, Err: backend.ErrInvalidPath},
+		{Name: "C:x", Err: backend.ErrInvalidPath},
 	}
-	for _, tt := range tests {
-		r, err := b.OpenRead(ctx, tt.name)
-		if tt.wantErr != nil {
-			if err == nil {
-				r.Close()
-			}
-			wantPathErr(t, "OpenRead("+tt.name+")", err, tt.name, tt.wantErr)
-			continue
-		}
-		if err != nil {
-			t.Errorf("OpenRead(%q): %v", tt.name, err)
-			continue
-		}
-		data, err := io.ReadAll(r)
-		if err != nil || string(data) != tt.want {
-			t.Errorf("OpenRead(%q) read %q, %v; want %q", tt.name, data, err, tt.want)
-		}
-		if err := r.Close(); err != nil {
-			t.Errorf("Close(%q): %v", tt.name, err)
-		}
-	}
+	backendtest.CheckReads(t, ctx, b, tests)
 }
 
 func TestStat(t *testing.T) {
@@ -103,7 +64,7 @@ func TestStat(t *testing.T) {
 	for _, tt := range tests {
 		fi, err := b.Stat(ctx, tt.name)
 		if tt.wantErr != nil {
-			wantPathErr(t, "Stat("+tt.name+")", err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "Stat("+tt.name+")", err, tt.name, tt.wantErr)
 			continue
 		}
 		if err != nil {
@@ -139,7 +100,7 @@ func TestList(t *testing.T) {
 	for _, tt := range tests {
 		entries, err := b.List(ctx, tt.dir)
 		if tt.wantErr != nil {
-			wantPathErr(t, "List("+tt.dir+")", err, tt.dir, tt.wantErr)
+			backendtest.WantPathErr(t, "List("+tt.dir+")", err, tt.dir, tt.wantErr)
 			continue
 		}
 		if err != nil {
@@ -171,14 +132,14 @@ func TestCancelledContext(t *testing.T) {
 	cancel()
 	_, b := memFS(t, sampleFiles)
 	_, err := b.OpenRead(ctx, "a.txt")
-	wantPathErr(t, "OpenRead", err, "a.txt", context.Canceled)
+	backendtest.WantPathErr(t, "OpenRead", err, "a.txt", context.Canceled)
 	_, err = b.List(ctx, "a")
-	wantPathErr(t, "List", err, "a", context.Canceled)
+	backendtest.WantPathErr(t, "List", err, "a", context.Canceled)
 	_, err = b.Stat(ctx, "a")
-	wantPathErr(t, "Stat", err, "a", context.Canceled)
+	backendtest.WantPathErr(t, "Stat", err, "a", context.Canceled)
 	_, err = b.OpenWrite(ctx, "n", backend.WriteOptions{})
-	wantPathErr(t, "OpenWrite", err, "n", context.Canceled)
-	wantPathErr(t, "MkdirAll", b.MkdirAll(ctx, "d"), "d", context.Canceled)
+	backendtest.WantPathErr(t, "OpenWrite", err, "n", context.Canceled)
+	backendtest.WantPathErr(t, "MkdirAll", b.MkdirAll(ctx, "d"), "d", context.Canceled)
 }
 
 func TestCapabilities(t *testing.T) {
@@ -216,8 +177,8 @@ func TestReadOnlyFs(t *testing.T) {
 		t.Errorf("ReadFile = %q, %v", data, err)
 	}
 	_, err := b.OpenWrite(ctx, "a.txt", backend.WriteOptions{})
-	wantPathErr(t, "OpenWrite", err, "a.txt", backend.ErrReadOnly)
-	wantPathErr(t, "MkdirAll", b.MkdirAll(ctx, "new"), "new", fs.ErrPermission)
+	backendtest.WantPathErr(t, "OpenWrite", err, "a.txt", backend.ErrReadOnly)
+	backendtest.WantPathErr(t, "MkdirAll", b.MkdirAll(ctx, "new"), "new", fs.ErrPermission)
 	if b.Fs() == mem {
 		t.Error("Fs() returned the inner Fs, want the ReadOnlyFs given to New")
 	}

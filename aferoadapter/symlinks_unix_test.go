@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/backendtest"
 )
 
 // diskFS returns a backend over a BasePathFs on a fresh host directory
@@ -68,7 +69,7 @@ func TestResolveSymlinks(t *testing.T) {
 		b, _ := diskFS(t, tt.links)
 		got, err := b.ResolveSymlinks(ctx, tt.name)
 		if tt.wantErr != nil {
-			wantPathErr(t, "ResolveSymlinks("+tt.name+")", err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "ResolveSymlinks("+tt.name+")", err, tt.name, tt.wantErr)
 			continue
 		}
 		if err != nil || got != tt.want {
@@ -110,7 +111,7 @@ func TestReadlink(t *testing.T) {
 	for _, tt := range tests {
 		got, err := b.Readlink(ctx, tt.name)
 		if tt.wantErr != nil {
-			wantPathErr(t, "Readlink("+tt.name+")", err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "Readlink("+tt.name+")", err, tt.name, tt.wantErr)
 			continue
 		}
 		if err != nil || got != tt.want {
@@ -125,18 +126,18 @@ func TestOperationsDoNotFollowSymlinks(t *testing.T) {
 	ctx := context.Background()
 	b, root := diskFS(t, map[string]string{"dl": "d", "fl": "top", "esc": ".."})
 	_, err := b.OpenRead(ctx, "dl/f")
-	wantPathErr(t, "OpenRead through a link", err, "dl/f", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "OpenRead through a link", err, "dl/f", backend.ErrSymlink)
 	_, err = b.OpenRead(ctx, "esc/secret")
-	wantPathErr(t, "OpenRead through an escaping link", err, "esc/secret", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "OpenRead through an escaping link", err, "esc/secret", backend.ErrSymlink)
 	_, err = b.OpenRead(ctx, "fl")
-	wantPathErr(t, "OpenRead of a link", err, "fl", backend.ErrNotRegular)
+	backendtest.WantPathErr(t, "OpenRead of a link", err, "fl", backend.ErrNotRegular)
 	_, err = b.List(ctx, "dl")
-	wantPathErr(t, "List of a link", err, "dl", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "List of a link", err, "dl", backend.ErrSymlink)
 	_, err = b.Stat(ctx, "dl/f")
-	wantPathErr(t, "Stat through a link", err, "dl/f", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "Stat through a link", err, "dl/f", backend.ErrSymlink)
 	err = backend.WriteFile(ctx, b, "esc/secret", []byte("owned"), backend.WriteOptions{})
-	wantPathErr(t, "write through an escaping link", err, "esc/secret", backend.ErrSymlink)
-	wantPathErr(t, "MkdirAll through a link", b.MkdirAll(ctx, "dl/sub"), "dl/sub", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "write through an escaping link", err, "esc/secret", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "MkdirAll through a link", b.MkdirAll(ctx, "dl/sub"), "dl/sub", backend.ErrSymlink)
 	if data, err := os.ReadFile(filepath.Join(root, "..", "secret")); err != nil || string(data) != "secret" {
 		t.Errorf("the file outside the root = %q, %v", data, err)
 	}
@@ -163,7 +164,7 @@ func TestFIFOIsNotRegular(t *testing.T) {
 	}
 	// Opening a FIFO for reading would block without a writer.
 	_, err := b.OpenRead(ctx, "fifo")
-	wantPathErr(t, "OpenRead of a FIFO", err, "fifo", backend.ErrNotRegular)
+	backendtest.WantPathErr(t, "OpenRead of a FIFO", err, "fifo", backend.ErrNotRegular)
 	fi, err := b.Stat(ctx, "fifo")
 	if err != nil || fi.Mode.Type() != fs.ModeNamedPipe {
 		t.Errorf("Stat(fifo) = %+v, %v", fi, err)

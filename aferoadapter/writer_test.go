@@ -17,6 +17,7 @@ import (
 
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/backendtest"
 )
 
 // rawFiles lists every non-directory in the MemMapFs, temporary files
@@ -165,7 +166,7 @@ func TestWriteCancelledBeforeCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	wantPathErr(t, "Commit", fw.Commit(), "f", context.Canceled)
+	backendtest.WantPathErr(t, "Commit", fw.Commit(), "f", context.Canceled)
 	if err := fw.Close(); err != nil {
 		t.Errorf("Close after a failed Commit: %v", err)
 	}
@@ -196,7 +197,7 @@ func TestWriteErrors(t *testing.T) {
 	for _, tt := range tests {
 		mem, b := memFS(t, map[string]string{"f": "old", "d/keep": "k"})
 		err := backend.WriteFile(ctx, b, tt.name, []byte("new"), backend.WriteOptions{Precondition: tt.pre})
-		wantPathErr(t, fmt.Sprintf("write %q with %+v", tt.name, tt.pre), err, tt.name, tt.wantErr)
+		backendtest.WantPathErr(t, fmt.Sprintf("write %q with %+v", tt.name, tt.pre), err, tt.name, tt.wantErr)
 		wantContent(t, b, "f", "old")
 		wantRaw(t, mem, "d/keep", "f")
 		if _, err := b.Stat(ctx, "nodir"); !errors.Is(err, fs.ErrNotExist) {
@@ -252,7 +253,7 @@ func TestPreconditionCheckedAtCommit(t *testing.T) {
 		if err := backend.WriteFile(ctx, b, name, []byte(tt.meddle), backend.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		wantPathErr(t, fmt.Sprintf("Commit with %+v", tt.pre), fw.Commit(), name, tt.wantErr)
+		backendtest.WantPathErr(t, fmt.Sprintf("Commit with %+v", tt.pre), fw.Commit(), name, tt.wantErr)
 		fw.Close()
 		wantContent(t, b, name, tt.meddle)
 	}
@@ -353,7 +354,7 @@ func TestMkdirAll(t *testing.T) {
 		_, b := memFS(t, map[string]string{"f": "x", "d/": ""})
 		err := b.MkdirAll(ctx, tt.dir)
 		if tt.wantErr != nil {
-			wantPathErr(t, "MkdirAll("+tt.dir+")", err, tt.dir, tt.wantErr)
+			backendtest.WantPathErr(t, "MkdirAll("+tt.dir+")", err, tt.dir, tt.wantErr)
 			continue
 		}
 		if err != nil {
@@ -380,5 +381,5 @@ func TestNewOverBasePathMemMapFs(t *testing.T) {
 		t.Errorf("ResolveSymlinks without symlinks = %q, %v; want the path itself", got, err)
 	}
 	_, err := b.Readlink(ctx, "a/f")
-	wantPathErr(t, "Readlink of a file", err, "a/f", fs.ErrInvalid)
+	backendtest.WantPathErr(t, "Readlink of a file", err, "a/f", fs.ErrInvalid)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/backendtest"
 	"github.com/fencefs/fencefs/mounted"
 )
 
@@ -74,20 +75,6 @@ func newNamespace(t testing.TB) (*mounted.FS, children) {
 	return m, c
 }
 
-// wantPathErr fails unless err is an *fs.PathError naming name and
-// matching target.
-func wantPathErr(t *testing.T, what string, err error, name string, target error) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Errorf("%s: error %v, want %v", what, err, target)
-		return
-	}
-	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Path != name {
-		t.Errorf("%s: error %#v is not an *fs.PathError naming %q", what, err, name)
-	}
-}
-
 func TestNewValidatesNames(t *testing.T) {
 	b := memBackend(t, nil)
 	bad := []string{"", ".", "..", "a/b", "/a", "a/", "~", "~x", "C:", "c:x", `a\b`, "a\x00", "\xff"}
@@ -137,50 +124,26 @@ func TestNewCopiesMapping(t *testing.T) {
 func TestRead(t *testing.T) {
 	ctx := context.Background()
 	m, _ := newNamespace(t)
-	tests := []struct {
-		name    string
-		want    string
-		wantErr error
-	}{
-		{name: "ws/a.txt", want: "ws a"},
-		{name: "ws/src/main.go", want: "package main"},
-		{name: "tenant/sessions/s1/log", want: "log"},
-		{name: "ro/ref.txt", want: "reference"},
-		{name: "plain/d/q.txt", want: "q"},
-		{name: ".", wantErr: backend.ErrIsDir},
-		{name: "ws", wantErr: backend.ErrIsDir},
-		{name: "ro", wantErr: backend.ErrIsDir},
-		{name: "ws/src", wantErr: backend.ErrIsDir},
-		{name: "nope", wantErr: fs.ErrNotExist},
-		{name: "nope/a.txt", wantErr: fs.ErrNotExist},
-		{name: "Ws/a.txt", wantErr: fs.ErrNotExist}, // exact names only
-		{name: "ws/missing", wantErr: fs.ErrNotExist},
-		{name: "ws/a.txt/x", wantErr: backend.ErrNotDir},
-		{name: "/ws/a.txt", wantErr: backend.ErrInvalidPath},
-		{name: "ws/../tenant/notes.md", wantErr: backend.ErrInvalidPath},
-		{name: "ws/C:", wantErr: backend.ErrInvalidPath},
+	tests := []backendtest.Read{
+		{Name: "ws/a.txt", Want: "ws a"},
+		{Name: "ws/src/main.go", Want: "package main"},
+		{Name: "tenant/sessions/s1/log", Want: "log"},
+		{Name: "ro/ref.txt", Want: "reference"},
+		{Name: "plain/d/q.txt", Want: "q"},
+		{Name: ".", Err: backend.ErrIsDir},
+		{Name: "ws", Err: backend.ErrIsDir},
+		{Name: "ro", Err: backend.ErrIsDir},
+		{Name: "ws/src", Err: backend.ErrIsDir},
+		{Name: "nope", Err: fs.ErrNotExist},
+		{Name: "nope/a.txt", Err: fs.ErrNotExist},
+		{Name: "Ws/a.txt", Err: fs.ErrNotExist}, // exact names only
+		{Name: "ws/missing", Err: fs.ErrNotExist},
+		{Name: "ws/a.txt/x", Err: backend.ErrNotDir},
+		{Name: "/ws/a.txt", Err: backend.ErrInvalidPath},
+		{Name: "ws/../tenant/notes.md", Err: backend.ErrInvalidPath},
+		{Name: "ws/C:", Err: backend.ErrInvalidPath},
 	}
-	for _, tt := range tests {
-		r, err := m.OpenRead(ctx, tt.name)
-		if tt.wantErr != nil {
-			if err == nil {
-				r.Close()
-			}
-			wantPathErr(t, "OpenRead("+tt.name+")", err, tt.name, tt.wantErr)
-			continue
-		}
-		if err != nil {
-			t.Errorf("OpenRead(%q): %v", tt.name, err)
-			continue
-		}
-		data, err := io.ReadAll(r)
-		if err != nil || string(data) != tt.want {
-			t.Errorf("OpenRead(%q) read %q, %v; want %q", tt.name, data, err, tt.want)
-		}
-		if err := r.Close(); err != nil {
-			t.Errorf("Close(%q): %v", tt.name, err)
-		}
-	}
+	backendtest.CheckReads(t, ctx, m, tests)
 }
 
 func TestList(t *testing.T) {
@@ -204,7 +167,7 @@ func TestList(t *testing.T) {
 	for _, tt := range tests {
 		entries, err := m.List(ctx, tt.dir)
 		if tt.wantErr != nil {
-			wantPathErr(t, "List("+tt.dir+")", err, tt.dir, tt.wantErr)
+			backendtest.WantPathErr(t, "List("+tt.dir+")", err, tt.dir, tt.wantErr)
 			continue
 		}
 		if err != nil {
@@ -254,7 +217,7 @@ func TestStat(t *testing.T) {
 	for _, tt := range tests {
 		fi, err := m.Stat(ctx, tt.name)
 		if tt.wantErr != nil {
-			wantPathErr(t, "Stat("+tt.name+")", err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "Stat("+tt.name+")", err, tt.name, tt.wantErr)
 			continue
 		}
 		if err != nil {
@@ -295,7 +258,7 @@ func TestWrite(t *testing.T) {
 		m, c := newNamespace(t)
 		err := backend.WriteFile(ctx, m, tt.name, []byte("written"), backend.WriteOptions{Precondition: tt.pre})
 		if tt.wantErr != nil {
-			wantPathErr(t, "write "+tt.name, err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "write "+tt.name, err, tt.name, tt.wantErr)
 			// Nothing fell through to another mount.
 			for _, child := range []backend.Backend{c.ws, c.tenant, c.ro} {
 				if _, err := backend.Stat(ctx, child, "ref.txt"); err == nil && child != c.ro {
@@ -334,7 +297,7 @@ func TestWriterErrorsNameNamespacePaths(t *testing.T) {
 	if err := backend.WriteFile(ctx, c.ws, "f", []byte("theirs"), backend.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	wantPathErr(t, "Commit", fw.Commit(), "ws/f", fs.ErrExist)
+	backendtest.WantPathErr(t, "Commit", fw.Commit(), "ws/f", fs.ErrExist)
 	if err := fw.Close(); err != nil {
 		t.Errorf("Close after a failed Commit: %v", err)
 	}
@@ -346,7 +309,7 @@ func TestWriterErrorsNameNamespacePaths(t *testing.T) {
 	if _, err := fw.Write([]byte("late")); err == nil {
 		t.Error("Write after Close succeeded")
 	} else {
-		wantPathErr(t, "Write after Close", err, "ws/g", fs.ErrClosed)
+		backendtest.WantPathErr(t, "Write after Close", err, "ws/g", fs.ErrClosed)
 	}
 }
 
@@ -372,7 +335,7 @@ func TestMkdirAll(t *testing.T) {
 		m, _ := newNamespace(t)
 		err := m.MkdirAll(ctx, tt.dir)
 		if tt.wantErr != nil {
-			wantPathErr(t, "MkdirAll("+tt.dir+")", err, tt.dir, tt.wantErr)
+			backendtest.WantPathErr(t, "MkdirAll("+tt.dir+")", err, tt.dir, tt.wantErr)
 			continue
 		}
 		if err != nil {
@@ -441,9 +404,9 @@ func TestWalkErrors(t *testing.T) {
 	ctx := context.Background()
 	m, _ := newNamespace(t)
 	nop := func(string, backend.DirEntry) error { return nil }
-	wantPathErr(t, "Walk(nope)", m.Walk(ctx, "nope", nop), "nope", fs.ErrNotExist)
-	wantPathErr(t, "Walk(ws/missing)", m.Walk(ctx, "ws/missing", nop), "ws/missing", fs.ErrNotExist)
-	wantPathErr(t, "Walk(ws/a.txt)", m.Walk(ctx, "ws/a.txt", nop), "ws/a.txt", backend.ErrNotDir)
+	backendtest.WantPathErr(t, "Walk(nope)", m.Walk(ctx, "nope", nop), "nope", fs.ErrNotExist)
+	backendtest.WantPathErr(t, "Walk(ws/missing)", m.Walk(ctx, "ws/missing", nop), "ws/missing", fs.ErrNotExist)
+	backendtest.WantPathErr(t, "Walk(ws/a.txt)", m.Walk(ctx, "ws/a.txt", nop), "ws/a.txt", backend.ErrNotDir)
 
 	// The callback's own error comes back as it was returned, even an
 	// *fs.PathError naming another path.
@@ -512,7 +475,7 @@ func TestResolveSymlinksWithoutLinks(t *testing.T) {
 	for _, tt := range tests {
 		got, err := m.ResolveSymlinks(ctx, tt.name)
 		if tt.wantErr != nil {
-			wantPathErr(t, "ResolveSymlinks("+tt.name+")", err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "ResolveSymlinks("+tt.name+")", err, tt.name, tt.wantErr)
 			continue
 		}
 		if err != nil || got != tt.want {
@@ -521,11 +484,11 @@ func TestResolveSymlinksWithoutLinks(t *testing.T) {
 	}
 	for _, name := range []string{".", "ws", "ws/a.txt", "plain/p.txt"} {
 		_, err := m.Readlink(ctx, name)
-		wantPathErr(t, "Readlink("+name+")", err, name, fs.ErrInvalid)
+		backendtest.WantPathErr(t, "Readlink("+name+")", err, name, fs.ErrInvalid)
 	}
 	for _, name := range []string{"nope", "plain/missing", "ws/missing"} {
 		_, err := m.Readlink(ctx, name)
-		wantPathErr(t, "Readlink("+name+")", err, name, fs.ErrNotExist)
+		backendtest.WantPathErr(t, "Readlink("+name+")", err, name, fs.ErrNotExist)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/backendtest"
 	"github.com/fencefs/fencefs/mounted"
 )
 
@@ -135,14 +136,14 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 		if fw != nil {
 			t.Errorf("OpenWrite(%q) returned a writer", name)
 		}
-		wantPathErr(t, "OpenWrite("+name+")", err, name, backend.ErrReadOnly)
-		wantPathErr(t, "OpenWrite("+name+")", err, name, fs.ErrPermission)
-		wantPathErr(t, "backend.WriteFile("+name+")", backend.WriteFile(ctx, ro, name, nil, backend.WriteOptions{}), name, backend.ErrReadOnly)
-		wantPathErr(t, "MkdirAll("+name+")", d.MkdirAll(ctx, name), name, backend.ErrReadOnly)
+		backendtest.WantPathErr(t, "OpenWrite("+name+")", err, name, backend.ErrReadOnly)
+		backendtest.WantPathErr(t, "OpenWrite("+name+")", err, name, fs.ErrPermission)
+		backendtest.WantPathErr(t, "backend.WriteFile("+name+")", backend.WriteFile(ctx, ro, name, nil, backend.WriteOptions{}), name, backend.ErrReadOnly)
+		backendtest.WantPathErr(t, "MkdirAll("+name+")", d.MkdirAll(ctx, name), name, backend.ErrReadOnly)
 	}
 	_, err := w.OpenWrite(ctx, "../x", backend.WriteOptions{})
-	wantPathErr(t, "OpenWrite(../x)", err, "../x", backend.ErrInvalidPath)
-	wantPathErr(t, "MkdirAll(/x)", d.MkdirAll(ctx, "/x"), "/x", backend.ErrInvalidPath)
+	backendtest.WantPathErr(t, "OpenWrite(../x)", err, "../x", backend.ErrInvalidPath)
+	backendtest.WantPathErr(t, "MkdirAll(/x)", d.MkdirAll(ctx, "/x"), "/x", backend.ErrInvalidPath)
 	if data, err := backend.ReadFile(ctx, inner, "f"); err != nil || string(data) != "old" {
 		t.Errorf("the wrapped file = %q, %v", data, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/backendtest"
 	"github.com/fencefs/fencefs/mounted"
 )
 
@@ -57,7 +58,7 @@ func TestChildSymlinks(t *testing.T) {
 	for _, tt := range tests {
 		got, err := m.ResolveSymlinks(ctx, tt.name)
 		if tt.wantErr != nil {
-			wantPathErr(t, "ResolveSymlinks("+tt.name+")", err, tt.name, tt.wantErr)
+			backendtest.WantPathErr(t, "ResolveSymlinks("+tt.name+")", err, tt.name, tt.wantErr)
 			continue
 		}
 		if err != nil || got != tt.want {
@@ -68,9 +69,9 @@ func TestChildSymlinks(t *testing.T) {
 		t.Errorf("Readlink(disk/sub/up) = %q, %v", got, err)
 	}
 	_, err = m.Readlink(ctx, "disk/d")
-	wantPathErr(t, "Readlink(disk/d)", err, "disk/d", fs.ErrInvalid)
+	backendtest.WantPathErr(t, "Readlink(disk/d)", err, "disk/d", fs.ErrInvalid)
 	_, err = m.OpenRead(ctx, "disk/dl/f")
-	wantPathErr(t, "OpenRead through a link", err, "disk/dl/f", backend.ErrSymlink)
+	backendtest.WantPathErr(t, "OpenRead through a link", err, "disk/dl/f", backend.ErrSymlink)
 	if fi, err := m.Stat(ctx, "disk/dl"); err != nil || !fi.IsSymlink() {
 		t.Errorf("Stat(disk/dl) = %+v, %v; want a symlink", fi, err)
 	}
