@@ -66,13 +66,13 @@ func (h *aferoHarness) path(t *testing.T, b backend.Backend, name string) (afero
 }
 
 func (h *aferoHarness) ListRaw(ctx context.Context, t *testing.T, b backend.Backend) []string {
-	fsys, _ := h.path(t, b, h.prefixOrRoot())
+	fsys, _ := h.path(t, b, orRoot(h.prefix))
 	var out []string
 	err := afero.Walk(fsys, "/", func(p string, fi os.FileInfo, err error) error {
 		if err != nil || fi.IsDir() {
 			return err
 		}
-		out = append(out, backend.Join(h.prefixOrRoot(), strings.TrimPrefix(p, "/")))
+		out = append(out, backend.Join(orRoot(h.prefix), strings.TrimPrefix(p, "/")))
 		return nil
 	})
 	if err != nil {
@@ -81,11 +81,12 @@ func (h *aferoHarness) ListRaw(ctx context.Context, t *testing.T, b backend.Back
 	return out
 }
 
-func (h *aferoHarness) prefixOrRoot() string {
-	if h.prefix == "" {
+// orRoot returns prefix, or "." for the root when it is empty.
+func orRoot(prefix string) string {
+	if prefix == "" {
 		return "."
 	}
-	return h.prefix
+	return prefix
 }
 
 func (h *aferoHarness) Chmod(ctx context.Context, t *testing.T, b backend.Backend, name string, perm fs.FileMode) {

@@ -75,7 +75,7 @@ func (h *hostHarness) MakeFIFO(ctx context.Context, t *testing.T, b backend.Back
 }
 
 func (h *hostHarness) ListRaw(ctx context.Context, t *testing.T, b backend.Backend) []string {
-	root := h.hostPath(t, b, h.prefixOrRoot())
+	root := h.hostPath(t, b, orRoot(h.prefix))
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -85,20 +85,13 @@ func (h *hostHarness) ListRaw(ctx context.Context, t *testing.T, b backend.Backe
 		if err != nil {
 			return err
 		}
-		out = append(out, backend.Join(h.prefixOrRoot(), filepath.ToSlash(rel)))
+		out = append(out, backend.Join(orRoot(h.prefix), filepath.ToSlash(rel)))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func (h *hostHarness) prefixOrRoot() string {
-	if h.prefix == "" {
-		return "."
-	}
-	return h.prefix
 }
 
 func (h *hostHarness) Chmod(ctx context.Context, t *testing.T, b backend.Backend, name string, perm fs.FileMode) {
