@@ -82,7 +82,7 @@ func New(fsys afero.Fs) *FS {
 	switch fsys.(type) {
 	case *afero.MemMapFs:
 		// No umask applies in memory, so use the usual results directly.
-		a.caps.ModeBits = true
+		a.caps.ModeBits, a.caps.AtomicRename = true, true
 		a.filePerm, a.dirPerm = 0o644, 0o755
 	case *afero.OsFs:
 		a.caps.ModeBits, a.caps.SpecialFiles, a.caps.MaxNameBytes = true, true, 255
@@ -90,7 +90,8 @@ func New(fsys afero.Fs) *FS {
 		a.caps.ReadOnly = true
 	}
 	if disk {
-		a.caps.MaxNameBytes = 255
+		// A rename on disk is rename(2).
+		a.caps.MaxNameBytes, a.caps.AtomicRename = 255, true
 	}
 	return a
 }

@@ -149,7 +149,7 @@ func TestCapabilities(t *testing.T) {
 		want backend.Capabilities
 	}{
 		{"MemMapFs", afero.NewMemMapFs(), backend.Capabilities{
-			Name: "afero", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true,
+			Name: "afero", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true,
 		}},
 		{"BasePathFs over MemMapFs", afero.NewBasePathFs(afero.NewMemMapFs(), "/base"), backend.Capabilities{
 			Name: "afero", ModTimes: true, EmptyDirs: true, AtomicPreconditions: true,
@@ -159,7 +159,7 @@ func TestCapabilities(t *testing.T) {
 		}},
 		{"BasePathFs over OsFs", afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), backend.Capabilities{
 			Name: "afero", Symlinks: true, ModeBits: true, ModTimes: true, EmptyDirs: true, SpecialFiles: true,
-			AtomicPreconditions: true, MaxNameBytes: 255,
+			AtomicPreconditions: true, AtomicRename: true, MaxNameBytes: 255,
 		}},
 	}
 	for _, tt := range tests {

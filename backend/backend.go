@@ -204,10 +204,15 @@ type Capabilities struct {
 	SpecialFiles bool
 	// AtomicPreconditions: CreateOnly and MatchHash/MatchVersion are
 	// checked atomically with the commit, so of several writers presenting
-	// the same precondition at most one commits.
+	// the same precondition at most one commits; the same holds for the
+	// preconditions of Remove, Rename and Copy.
 	AtomicPreconditions bool
 	// Versions: FileInfo.Version is set and Precondition.MatchVersion works.
 	Versions bool
+	// AtomicRename: Renamer.Rename is one step, so observers see the
+	// source or the target, never both or neither (false on S3, which
+	// copies then deletes).
+	AtomicRename bool
 	// MaxNameBytes is the longest single name component, 0 if unknown.
 	MaxNameBytes int
 }

@@ -278,6 +278,9 @@ func (m *memBackend) precondition(name string, pre backend.Precondition) error {
 	switch {
 	case pre.CreateOnly && exists:
 		return &fs.PathError{Op: "commit", Path: name, Err: fs.ErrExist}
+	case pre.MatchVersion != "":
+		// It keeps no versions, so no version can match.
+		return &fs.PathError{Op: "commit", Path: name, Err: backend.ErrPrecondition}
 	case m.bug == "ignore-hash":
 	case pre.MatchHash != "" && (!exists || hashOf(old.data) != pre.MatchHash):
 		return &fs.PathError{Op: "commit", Path: name, Err: backend.ErrPrecondition}

@@ -122,6 +122,7 @@ func (s *suite) groups() []group {
 		{"InvalidPaths", s.invalidPathTests()},
 		{"Atomicity", s.atomicityTests()},
 		{"Preconditions", s.preconditionTests()},
+		{"Changes", s.changeTests()},
 		{"ModeBits", s.modeTests()},
 		{"MkdirAll", s.mkdirTests()},
 		{"List", s.listTests()},

@@ -114,6 +114,7 @@ func (f *FS) Capabilities() backend.Capabilities {
 		EmptyDirs:           true,
 		SpecialFiles:        true,
 		AtomicPreconditions: true,
+		AtomicRename:        true,
 		MaxNameBytes:        maxNameBytes,
 	}
 }

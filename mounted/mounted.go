@@ -85,6 +85,7 @@ func (m *FS) Capabilities() backend.Capabilities {
 		if i == 0 {
 			c.Symlinks, c.ModeBits, c.ModTimes, c.EmptyDirs = cc.Symlinks, cc.ModeBits, cc.ModTimes, cc.EmptyDirs
 			c.SpecialFiles, c.AtomicPreconditions, c.Versions = cc.SpecialFiles, cc.AtomicPreconditions, cc.Versions
+			c.AtomicRename = cc.AtomicRename
 		} else {
 			c.Symlinks = c.Symlinks && cc.Symlinks
 			c.ModeBits = c.ModeBits && cc.ModeBits
@@ -93,6 +94,7 @@ func (m *FS) Capabilities() backend.Capabilities {
 			c.SpecialFiles = c.SpecialFiles && cc.SpecialFiles
 			c.AtomicPreconditions = c.AtomicPreconditions && cc.AtomicPreconditions
 			c.Versions = c.Versions && cc.Versions
+			c.AtomicRename = c.AtomicRename && cc.AtomicRename
 		}
 		if cc.MaxNameBytes > 0 && (c.MaxNameBytes == 0 || cc.MaxNameBytes < c.MaxNameBytes) {
 			c.MaxNameBytes = cc.MaxNameBytes
