@@ -1,0 +1,104 @@
+package tenant
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Placeholder is the text a mount template replaces by the tenant id.
+const Placeholder = "{tenant}"
+
+// Template is a mount spec that may name the tenant, such as
+//
+//	ws=s3://bucket/tenants/{tenant}/ws?region=eu-west-1
+//
+// Every {tenant} must be a whole path segment: after '/' or ':' and
+// before '/', '?', '#', ':' or the end, and not in a URL's host. So
+// the expansion for t1 is a path that t10's expansion does not start
+// with, and no id can change what the spec points at other than that one
+// segment. A template without a placeholder is shared by every tenant.
+type Template struct {
+	spec string
+}
+
+// ParseTemplate checks spec and returns its Template. Braces other than
+// {tenant} are errors, so a misspelt placeholder ({tenant_id}) does not
+// become a literal directory shared by all tenants.
+func ParseTemplate(spec string) (Template, error) {
+	for i := 0; i < len(spec); {
+		j := strings.IndexAny(spec[i:], "{}")
+		if j < 0 {
+			break
+		}
+		at := i + j
+		if !strings.HasPrefix(spec[at:], Placeholder) {
+			return Template{}, fmt.Errorf("tenant: template %q: %q at byte %d is not %s", spec, spec[at], at, Placeholder)
+		}
+		if err := checkSegment(spec, at); err != nil {
+			return Template{}, fmt.Errorf("tenant: template %q: %w", spec, err)
+		}
+		i = at + len(Placeholder)
+	}
+	return Template{spec: spec}, nil
+}
+
+// checkSegment reports whether the placeholder at spec[at:] is a whole
+// path segment outside a URL's host.
+func checkSegment(spec string, at int) error {
+	end := at + len(Placeholder)
+	if at == 0 || !strings.ContainsRune("/:", rune(spec[at-1])) {
+		return fmt.Errorf("%s at byte %d does not follow '/' or ':'", Placeholder, at)
+	}
+	if end < len(spec) && !strings.ContainsRune("/?#:", rune(spec[end])) {
+		return fmt.Errorf("%s at byte %d is not followed by '/', '?', '#', ':' or the end", Placeholder, at)
+	}
+	if inHost(spec, at) {
+		return fmt.Errorf("%s at byte %d is in the URL's host", Placeholder, at)
+	}
+	return nil
+}
+
+// inHost reports whether spec[at] lies in the authority of a URL, between
+// "://" and the next '/'.
+func inHost(spec string, at int) bool {
+	scheme := strings.Index(spec, "://")
+	if scheme < 0 || at < scheme+3 {
+		return false
+	}
+	slash := strings.IndexByte(spec[scheme+3:], '/')
+	return slash < 0 || at < scheme+3+slash
+}
+
+// String returns the template as written.
+func (t Template) String() string { return t.spec }
+
+// Shared reports whether t has no placeholder, so every tenant mounts the
+// same thing and the mount's backend can be opened once.
+func (t Template) Shared() bool { return !strings.Contains(t.spec, Placeholder) }
+
+// Expand returns the spec for tenant id. id is checked again, so an ID made
+// by a conversion rather than by ParseID is refused, not substituted.
+func (t Template) Expand(id ID) (string, error) {
+	if err := id.valid(); err != nil {
+		return "", fmt.Errorf("tenant: template %q: %w", t.spec, err)
+	}
+	return strings.ReplaceAll(t.spec, Placeholder, string(id)), nil
+}
+
+// Prefix returns the location the namespace of id lies under: t's
+// expansion up to the first tenant segment, then '/', for instance
+// "ws=s3://bucket/tenants/t1/" for "ws=s3://bucket/tenants/{tenant}/ws". No
+// other id's expansion starts with it, which is what keeps t1 out of t10's
+// namespace. A shared template has no prefix, and gets an error.
+func (t Template) Prefix(id ID) (string, error) {
+	at := strings.Index(t.spec, Placeholder)
+	if at < 0 {
+		return "", errors.New("tenant: template " + t.spec + " is shared: it has no tenant prefix")
+	}
+	s, err := Template{spec: t.spec[:at+len(Placeholder)]}.Expand(id)
+	if err != nil {
+		return "", err
+	}
+	return s + "/", nil
+}
