@@ -24,9 +24,10 @@ func (s *toolSuite) policyTests() []testCase {
 	}
 }
 
-// deniedMsg is the refusal of a denied path (rel relative to Dir).
+// deniedMsg is the refusal of a denied path (rel relative to Dir), which
+// names the path as the model can pass it back: rooted in a rooted namespace.
 func (e *toolEnv) deniedMsg(rel, pattern string) string {
-	return fmt.Sprintf("Path '%s' is denied by pattern '%s'.", e.store(rel), pattern)
+	return fmt.Sprintf("Path '%s' is denied by pattern '%s'.", e.canon(rel), pattern)
 }
 
 func (s *toolSuite) testPolicyDenied(t *testing.T) {
@@ -58,7 +59,7 @@ func (s *toolSuite) testPolicyProtected(t *testing.T) {
 	e.putAll(map[string]string{".env": "A=1\n", "key.pem": "-----\n", "sub/x.txt": "x\n"})
 	ts := e.tools(tools.Options{})
 	protected := func(rel, pattern string) string {
-		return fmt.Sprintf("Path '%s' is protected (matches '%s').", e.store(rel), pattern)
+		return fmt.Sprintf("Path '%s' is protected (matches '%s').", e.canon(rel), pattern)
 	}
 	e.wantRetry(ts, "write_file", args{"path": ".env", "content": "A=2\n"}, protected(".env", "**/.env"))
 	e.wantRetry(ts, "write_file", args{"path": "sub/.env.local", "content": "x"}, protected("sub/.env.local", "**/.env.*"))
@@ -77,8 +78,8 @@ func (s *toolSuite) testPolicyProtectedOptions(t *testing.T) {
 	e := s.setup(t)
 	e.writable()
 	extra := e.tools(tools.Options{Protected: []string{"*.lock"}})
-	e.wantRetry(extra, "write_file", args{"path": "x.lock", "content": "x"}, fmt.Sprintf("Path '%s' is protected (matches '*.lock').", e.store("x.lock")))
-	e.wantRetry(extra, "write_file", args{"path": ".env", "content": "x"}, fmt.Sprintf("Path '%s' is protected (matches '**/.env').", e.store(".env")))
+	e.wantRetry(extra, "write_file", args{"path": "x.lock", "content": "x"}, fmt.Sprintf("Path '%s' is protected (matches '*.lock').", e.canon("x.lock")))
+	e.wantRetry(extra, "write_file", args{"path": ".env", "content": "x"}, fmt.Sprintf("Path '%s' is protected (matches '**/.env').", e.canon(".env")))
 	off := e.tools(tools.Options{NoDefaultProtect: true})
 	e.want(off, "write_file", args{"path": ".env", "content": "x"}, "Wrote 1 chars (1 lines) to .env. [hash:"+hash12("x")+"]")
 	e.wantContent(".env", "x")
@@ -88,7 +89,7 @@ func (s *toolSuite) testPolicyAllowed(t *testing.T) {
 	e := s.setup(t)
 	e.putAll(map[string]string{"a.md": "# a\n", "b.txt": "b\n", "docs/c.md": "# c\n"})
 	ts := e.tools(tools.Options{Allowed: []string{"*.md"}})
-	e.wantRetry(ts, "read_file", args{"path": "b.txt"}, fmt.Sprintf("Path '%s' does not match any allowed pattern.", e.store("b.txt")))
+	e.wantRetry(ts, "read_file", args{"path": "b.txt"}, fmt.Sprintf("Path '%s' does not match any allowed pattern.", e.canon("b.txt")))
 	e.want(ts, "read_file", args{"path": "docs/c.md"}, readHeader("docs/c.md", 1, "# c\n")+numbered(1, "# c"))
 	// Walk roots are not judged by allowed patterns; their entries are,
 	// and a walk still enters directories to find allowed files.
@@ -253,16 +254,17 @@ func (s *toolSuite) testLinkWrite(t *testing.T) {
 	e.wantRetry(ts, "write_file", args{"path": "out", "content": "x"}, "Path 'out' resolves outside the root directory.")
 }
 
-// testLinkPolicy checks that a link name cannot launder a denied target.
+// testLinkPolicy checks that a link name cannot launder a denied target,
+// and that the refusal names the link, never its target.
 func (s *toolSuite) testLinkPolicy(t *testing.T) {
 	e := s.setup(t)
 	e.arrangeToolLinks()
 	ts := e.tools(tools.Options{Denied: []string{"**/a.txt"}})
-	e.wantRetry(ts, "read_file", args{"path": "lf"}, e.deniedMsg("a.txt", "**/a.txt"))
+	e.wantRetry(ts, "read_file", args{"path": "lf"}, e.deniedMsg("lf", "**/a.txt"))
 	e.want(ts, "list_directory", nil, lines(e.shown("d")+"/", e.shown("ld")+"/"))
 	// An allowed pattern must match the path as written and as resolved.
 	allowed := e.tools(tools.Options{Allowed: []string{"*.txt"}})
-	e.wantRetry(allowed, "read_file", args{"path": "lf"}, fmt.Sprintf("Path '%s' does not match any allowed pattern.", e.store("lf")))
+	e.wantRetry(allowed, "read_file", args{"path": "lf"}, fmt.Sprintf("Path '%s' does not match any allowed pattern.", e.canon("lf")))
 	e.want(allowed, "read_file", args{"path": "a.txt"}, readHeader("a.txt", 1, "target\n")+numbered(1, "target"))
 }
 

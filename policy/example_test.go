@@ -33,7 +33,7 @@ func ExampleRules_CheckWrite() {
 	// Output:
 	// <nil>
 	// Path 'sub/.git/config' is protected (matches '**/.git').
-	// Path 'private/notes.txt' is denied by pattern 'private'.
+	// Path 'notes.txt' is denied by pattern 'private'.
 	// <nil>
 }
 

@@ -77,10 +77,9 @@ func (a approval) Check(ctx context.Context, req Request) error {
 	if ok {
 		return nil
 	}
-	return &Denied{
-		Message: "Operation " + quote(string(req.Operation)) + " on " + quote(req.Path) + " was not approved.",
-		Path:    req.Path,
-	}
+	return newDenied(req.Path, "", func(p string) string {
+		return "Operation " + quote(string(req.Operation)) + " on " + quote(p) + " was not approved."
+	})
 }
 
 // All returns a Checker that runs checkers in order and returns the first

@@ -25,10 +25,32 @@ type Denied struct {
 	// Pattern is the pattern that decided, empty when none did (a path
 	// outside the allowed patterns or a scope, an operation not approved).
 	Pattern string
+
+	// render words the message for a path, so that [Denied.Naming] can
+	// name another spelling of it without a second copy of the text.
+	render func(path string) string
 }
 
 // Error returns the message.
 func (e *Denied) Error() string { return e.Message }
+
+// Naming returns a copy of the refusal that names path instead of e.Path,
+// for a caller that shows paths in another spelling than the one judged
+// (a rooted "/tenant/x" for the storage path "tenant/x"). A refusal made
+// outside this package is copied with its message unchanged.
+func (e *Denied) Naming(path string) *Denied {
+	c := *e
+	c.Path = path
+	if e.render != nil {
+		c.Message = e.render(path)
+	}
+	return &c
+}
+
+// newDenied builds a refusal of path whose message render words.
+func newDenied(path, pattern string, render func(string) string) *Denied {
+	return &Denied{Message: render(path), Path: path, Pattern: pattern, render: render}
+}
 
 // Rules holds the access patterns of a tool set. Paths given to its
 // methods are canonical storage paths relative to the namespace root, with
@@ -36,7 +58,9 @@ func (e *Denied) Error() string { return e.Message }
 // allow everything.
 //
 // Every path is judged twice, as the caller wrote it and as its symlinks
-// resolve, so that neither a link name nor an alias can launder a path.
+// resolve, so that neither a link name nor an alias can launder a path. A
+// refusal always names the path as written, never the target of a link,
+// so that it tells nothing about where a link leads.
 // Denied and protected patterns apply to the path and to each of its
 // ancestors ("private" denies "private/x"); allowed patterns apply to the
 // path itself only.
@@ -78,8 +102,8 @@ func clone(s []string) []string {
 // denied patterns, then allowed patterns. written is the path as the
 // caller wrote it, resolved its symlink-resolved target; either may be
 // empty when it is not known (when both are, the root "." is judged), and
-// the same path may be passed twice. A refusal names the full path that
-// was refused, even when only an ancestor matched the pattern.
+// the same path may be passed twice. A refusal names the full written
+// path, even when only an ancestor or the resolved target matched.
 func (r *Rules) CheckRead(written, resolved string) error {
 	return r.check(levelRead, written, resolved)
 }
@@ -134,52 +158,61 @@ type verdict struct {
 
 func (r *Rules) check(lv level, written, resolved string) error {
 	v := r.verdict(lv, written, resolved)
+	pat := v.pattern
 	switch v.kind {
 	case verdictProtected:
-		return &Denied{Message: "Path " + quote(v.path) + " is protected (matches " + quote(v.pattern) + ").", Path: v.path, Pattern: v.pattern}
+		return newDenied(v.path, pat, func(p string) string {
+			return "Path " + quote(p) + " is protected (matches " + quote(pat) + ")."
+		})
 	case verdictDenied:
-		return &Denied{Message: "Path " + quote(v.path) + " is denied by pattern " + quote(v.pattern) + ".", Path: v.path, Pattern: v.pattern}
+		return newDenied(v.path, pat, func(p string) string {
+			return "Path " + quote(p) + " is denied by pattern " + quote(pat) + "."
+		})
 	case verdictNotAllowed:
-		return &Denied{Message: "Path " + quote(v.path) + " does not match any allowed pattern.", Path: v.path}
+		return newDenied(v.path, "", func(p string) string {
+			return "Path " + quote(p) + " does not match any allowed pattern."
+		})
 	}
 	return nil
 }
 
 // verdict applies the checks in the contract's order: protected (writes
 // only), denied, allowed (not for walk roots). Within each check the
-// resolved path is judged before the written one, so a refusal names the
-// resolved path when both would be refused, and the first pattern in the
-// configured order that matches the path or one of its ancestors decides.
+// written path is judged before the resolved one, and the first pattern in
+// the configured order that matches the path or one of its ancestors
+// decides. The verdict names the written path whichever of the two was
+// refused (the resolved one only when the written one is not known).
 func (r *Rules) verdict(lv level, written, resolved string) verdict {
 	if r == nil {
 		return verdict{}
 	}
 	both, n := candidates(written, resolved)
 	paths := both[:n]
+	named := paths[0]
 	if lv == levelWrite {
 		for _, p := range paths {
 			if pat, ok := matchWithAncestors(r.Protected, p); ok {
-				return verdict{kind: verdictProtected, path: p, pattern: pat}
+				return verdict{kind: verdictProtected, path: named, pattern: pat}
 			}
 		}
 	}
 	for _, p := range paths {
 		if pat, ok := matchWithAncestors(r.Denied, p); ok {
-			return verdict{kind: verdictDenied, path: p, pattern: pat}
+			return verdict{kind: verdictDenied, path: named, pattern: pat}
 		}
 	}
 	if lv != levelWalkRoot && len(r.Allowed) > 0 {
 		for _, p := range paths {
 			if !matchAny(r.Allowed, p) {
-				return verdict{kind: verdictNotAllowed, path: p}
+				return verdict{kind: verdictNotAllowed, path: named}
 			}
 		}
 	}
 	return verdict{}
 }
 
-// candidates lists the paths to judge: the resolved one first, then the
-// written one when it differs. An empty string stands for "not known";
+// candidates lists the paths to judge: the written one first, then the
+// resolved one when it differs. An empty string stands for "not known";
 // when neither is known the root is judged. An array keeps this free of
 // allocation.
 func candidates(written, resolved string) (paths [2]string, n int) {
@@ -191,7 +224,7 @@ func candidates(written, resolved string) (paths [2]string, n int) {
 	case written == "":
 		return [2]string{resolved}, 1
 	}
-	return [2]string{resolved, written}, 2
+	return [2]string{written, resolved}, 2
 }
 
 // matchAny returns whether name matches one of patterns.

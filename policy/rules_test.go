@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -121,9 +122,9 @@ func TestRulesMessagesAndOrder(t *testing.T) {
 			written: "src/a/b", resolved: "src/a/b",
 		},
 		{
-			name: "link to denied target names the target", denied: []string{"private"}, kind: read,
+			name: "link to denied target names the link, not the target", denied: []string{"private"}, kind: read,
 			written: "link.txt", resolved: "private/x",
-			want: "Path 'private/x' is denied by pattern 'private'.",
+			want: "Path 'link.txt' is denied by pattern 'private'.",
 		},
 		{
 			name: "denied name of a link to a public target", denied: []string{"private"}, kind: read,
@@ -131,24 +132,24 @@ func TestRulesMessagesAndOrder(t *testing.T) {
 			want: "Path 'private/link' is denied by pattern 'private'.",
 		},
 		{
-			name: "both denied names the resolved path", denied: []string{"secret"}, kind: read,
+			name: "both denied names the written path", denied: []string{"secret"}, kind: read,
 			written: "secret/a", resolved: "secret/b",
-			want: "Path 'secret/b' is denied by pattern 'secret'.",
+			want: "Path 'secret/a' is denied by pattern 'secret'.",
 		},
 		{
-			name: "resolved checked before written even for a later pattern", denied: []string{"w*", "r*"}, kind: read,
+			name: "written checked before resolved even for a later pattern", denied: []string{"r*", "w*"}, kind: read,
 			written: "w", resolved: "r",
-			want: "Path 'r' is denied by pattern 'r*'.",
+			want: "Path 'w' is denied by pattern 'w*'.",
 		},
 		{
 			name: "protected link target", protect: []string{"**/.env"}, kind: write,
 			written: "config.txt", resolved: "apps/.env",
-			want: "Path 'apps/.env' is protected (matches '**/.env').",
+			want: "Path 'config.txt' is protected (matches '**/.env').",
 		},
 		{
 			name: "allowed name, target not allowed", allowed: []string{"*.py"}, kind: read,
 			written: "a.py", resolved: "a.txt",
-			want: "Path 'a.txt' does not match any allowed pattern.",
+			want: "Path 'a.py' does not match any allowed pattern.",
 		},
 		{
 			name: "allowed target, name not allowed", allowed: []string{"*.py"}, kind: read,
@@ -326,5 +327,40 @@ func BenchmarkVisible(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Visible("services/payments/internal/handlers/refund.go", "services/payments/internal/handlers/refund.go")
+	}
+}
+
+func TestDeniedNaming(t *testing.T) {
+	r, err := NewRules(nil, []string{"tenant/private"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope, err := NewScope("/tenant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"denied", r.CheckRead("tenant/private/x", ""), "Path '/tenant/private/x' is denied by pattern 'tenant/private'."},
+		{"scope", scope.Check(context.Background(), Request{Path: "other/x"}), "Path '/tenant/private/x' is outside the allowed scope."},
+		{"foreign", &Denied{Message: "no", Path: "a"}, "no"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d *Denied
+			if !errors.As(tt.err, &d) {
+				t.Fatalf("got %v, want a *Denied", tt.err)
+			}
+			got := d.Naming("/tenant/private/x")
+			if got.Message != tt.want || got.Path != "/tenant/private/x" {
+				t.Errorf("Naming: got %q naming %q, want %q", got.Message, got.Path, tt.want)
+			}
+			if d.Path == got.Path {
+				t.Errorf("Naming changed the original")
+			}
+		})
 	}
 }

@@ -72,5 +72,5 @@ func (s *Scope) Check(_ context.Context, req Request) error {
 	if s.Allows(req.Path) {
 		return nil
 	}
-	return &Denied{Message: "Path " + quote(req.Path) + " is outside the allowed scope.", Path: req.Path}
+	return newDenied(req.Path, "", func(p string) string { return "Path " + quote(p) + " is outside the allowed scope." })
 }

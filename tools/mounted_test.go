@@ -96,11 +96,15 @@ func TestMountedNamespace(t *testing.T) {
 		"/tenant/sessions/s1 /tenant/sessions/s1/notes.md /tenant/sessions/s1/notes.md /tenant/sessions/s1/notes.md / /tenant/sessions/s1")
 }
 
+// Patterns match storage paths, and refusals name the path rooted, as the
+// model can pass it back.
 func TestMountedPolicyUsesStoragePaths(t *testing.T) {
 	m, _ := mountedFixture(t)
-	s := newSet(t, m, Options{Denied: []string{"tenant/private"}})
+	s := newSet(t, m, Options{Denied: []string{"tenant/private"}, Cwd: "/tenant"})
 	wantEqual(t, retry(t, s, "write_file", "path", "/tenant/private/x", "content", ""),
-		"Path 'tenant/private/x' is denied by pattern 'tenant/private'.")
+		"Path '/tenant/private/x' is denied by pattern 'tenant/private'.")
+	wantEqual(t, retry(t, s, "read_file", "path", "private/x"),
+		"Path '/tenant/private/x' is denied by pattern 'tenant/private'.")
 	wantEqual(t, retry(t, s, "write_file", "path", "/work/.env", "content", ""),
-		"Path 'work/.env' is protected (matches '**/.env').")
+		"Path '/work/.env' is protected (matches '**/.env').")
 }

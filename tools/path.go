@@ -53,19 +53,58 @@ type target struct {
 // and the Permission hook for tool. Refusals are *RetryError values;
 // errors of the hook other than *policy.Denied are returned as they are
 // (fatal).
+//
+// The rules judge the path as written before any link is followed, so a
+// path in a denied directory gets one refusal whatever it names there (a
+// file, a directory, nothing, a link leading anywhere or looping), and
+// then judge it again with its target.
 func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, error) {
 	t := target{display: p}
 	var err error
 	if t.written, err = s.lexical(p, s.cwd); err != nil {
 		return t, err
 	}
-	if t.resolved, err = s.followLinks(ctx, t.written, p); err != nil {
+	if err := s.checkRules(target{written: t.written, resolved: t.written}, lv); err != nil {
+		return t, err
+	}
+	t.resolved, err = s.followLinks(ctx, t.written, p)
+	if err != nil || t.resolved != t.written {
+		if d := s.deniedOnTheWay(ctx, t); d != nil {
+			return t, d
+		}
+	}
+	if err != nil {
 		return t, err
 	}
 	if err := s.checkRules(t, lv); err != nil {
 		return t, err
 	}
-	return t, s.permit(ctx, tool, t.resolved, lv)
+	return t, s.permit(ctx, tool, t, lv)
+}
+
+// deniedOnTheWay returns the refusal of t, whose resolution followed a
+// link or failed, when one of its ancestors resolves into a denied
+// directory: through a link to a denied directory a name answers as every
+// name inside it does, not with what its own link does (lead back out,
+// loop, dangle). It returns nil when no ancestor resolves into a denied
+// directory.
+func (s *Set) deniedOnTheWay(ctx context.Context, t target) error {
+	for i := strings.IndexByte(t.written, '/'); i >= 0; {
+		resolved, err := s.links.ResolveSymlinks(ctx, t.written[:i])
+		if err != nil {
+			return nil
+		}
+		var d *policy.Denied
+		if errors.As(s.rules.CheckWalkRoot(t.written, resolved), &d) {
+			return s.deniedMsg(d, t)
+		}
+		j := strings.IndexByte(t.written[i+1:], '/')
+		if j < 0 {
+			return nil
+		}
+		i += 1 + j
+	}
+	return nil
 }
 
 // recheck resolves t's path again after a change listener returned and
@@ -94,14 +133,23 @@ func (s *Set) checkRules(t target, lv level) error {
 	}
 	var d *policy.Denied
 	if errors.As(err, &d) {
-		return &RetryError{Message: d.Message}
+		return s.deniedMsg(d, t)
 	}
 	return err
 }
 
-// permit asks the Permission hook about an access to the storage path
-// name. A *policy.Denied becomes a *RetryError; other errors stay fatal.
-func (s *Set) permit(ctx context.Context, tool, name string, lv level) error {
+// deniedMsg words a policy refusal of t for the model: naming the path as
+// written, in the spelling the model can pass back (rooted in a rooted
+// namespace), and never the target of a link.
+func (s *Set) deniedMsg(d *policy.Denied, t target) error {
+	return &RetryError{Message: d.Naming(s.canonical(t.written)).Message}
+}
+
+// permit asks the Permission hook about an access to t, by its resolved
+// storage path. A *policy.Denied becomes a *RetryError naming the path as
+// written; other errors stay fatal.
+func (s *Set) permit(ctx context.Context, tool string, t target, lv level) error {
+	name := t.resolved
 	if s.opts.Permission == nil {
 		return nil
 	}
@@ -119,7 +167,7 @@ func (s *Set) permit(ctx context.Context, tool, name string, lv level) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &d):
-		return &RetryError{Message: d.Message}
+		return s.deniedMsg(d, t)
 	case errors.As(err, &r):
 		return r
 	}
