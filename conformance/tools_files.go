@@ -339,7 +339,7 @@ func (s *toolSuite) testWriteNoHashes(t *testing.T) {
 	e.put("a.txt", "alpha\n")
 	ts := e.tools(tools.Options{NoContentHashes: true})
 	e.want(ts, "write_file", args{"path": "n.txt", "content": "x\n"}, "Wrote 2 chars (1 lines) to n.txt.")
-	e.want(ts, "edit_file", args{"path": "a.txt", "old_text": "alpha", "new_text": "beta"}, "Edited a.txt.")
+	e.want(ts, "edit_file", args{"path": "a.txt", "old_text": "alpha", "new_text": "beta"}, "Edited a.txt (line 1).")
 	// expected_hash is not an argument without hashes.
 	e.wantRetryMentions(ts, "write_file", args{"path": "n.txt", "content": "y", "expected_hash": hash12("x\n")}, "expected_hash")
 	e.wantContent("n.txt", "x\n")
@@ -376,9 +376,9 @@ func (s *toolSuite) testEditSingle(t *testing.T) {
 	e.put("x.txt", "no newline")
 	ts := e.tools(tools.Options{})
 	want := "ALPHA\nbeta\ngamma\nbeta\n"
-	e.want(ts, "edit_file", args{"path": "e.txt", "old_text": "alpha", "new_text": "ALPHA"}, "Edited e.txt. [hash:"+hash12(want)+"]")
+	e.want(ts, "edit_file", args{"path": "e.txt", "old_text": "alpha", "new_text": "ALPHA"}, "Edited e.txt (line 1). [hash:"+hash12(want)+"]")
 	e.wantContent("e.txt", want)
-	e.want(ts, "edit_file", args{"path": "x.txt", "old_text": "newline", "new_text": "end"}, "Edited x.txt. [hash:"+hash12("no end")+"]")
+	e.want(ts, "edit_file", args{"path": "x.txt", "old_text": "newline", "new_text": "end"}, "Edited x.txt (line 1). [hash:"+hash12("no end")+"]")
 	e.wantContent("x.txt", "no end")
 }
 
@@ -392,7 +392,7 @@ func (s *toolSuite) testEditReplacements(t *testing.T) {
 	e.want(ts, "edit_file", args{"path": "e.txt", "replacements": []args{
 		{"old_text": "alpha", "new_text": "A"},
 		{"old_text": "A\nbeta", "new_text": "B"},
-	}}, "Edited e.txt. [hash:"+hash12(want)+"]")
+	}}, "Edited e.txt (line 1). [hash:"+hash12(want)+"]")
 	e.wantContent("e.txt", want)
 }
 

@@ -80,11 +80,18 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 	if err := s.checkRead(t, old.hash); err != nil {
 		return "", err
 	}
-	text, err := applyEdits(string(old.data), edits, p)
+	out, err := applyEdits(ctx, string(old.data), edits, p, s.opts.EditTolerance == ToleranceWhitespace)
 	if err != nil {
 		return "", err
 	}
-	c := &change{t: t, op: OpEdit, old: old, oldText: string(old.data), oldOK: true, data: []byte(text)}
+	if out.text == string(old.data) {
+		res := fmt.Sprintf("No changes to %s: the new text equals the old text, so nothing was written.", p)
+		if !s.opts.NoContentHashes {
+			res += fmt.Sprintf(" [hash:%s]", shortHash(old.hash))
+		}
+		return res, nil
+	}
+	c := &change{t: t, op: OpEdit, old: old, oldText: string(old.data), oldOK: true, data: []byte(out.text)}
 	diff, truncated, cancelled, err := s.apply(ctx, c, "edited")
 	if err != nil || cancelled != "" {
 		return cancelled, err
@@ -92,11 +99,52 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 	h := hashBytes(c.data)
 	s.guard.remember(t.resolved, h)
 	s.emit(ctx, FileEdited{FileWritten: FileWritten{Path: s.canonical(t.resolved), ContentHash: h}, Diff: diff, Truncated: truncated})
-	res := fmt.Sprintf("Edited %s.", p)
+	res := fmt.Sprintf("Edited %s (%s).%s", p, changedLines(c.oldText, out.text), toleranceNote(out.tolerant))
 	if !s.opts.NoContentHashes {
 		res += fmt.Sprintf(" [hash:%s]", shortHash(h))
 	}
 	return res, nil
+}
+
+// changedLines returns the lines of next that differ from prev: from the
+// first differing byte to the last, in linear time. A pure deletion
+// names the line where text was removed.
+func changedLines(prev, next string) lineSpan {
+	p := commonPrefix(prev, next)
+	q := commonSuffix(prev[p:], next[p:])
+	first := strings.Count(next[:p], "\n") + 1
+	end := len(next) - q
+	if end <= p {
+		return lineSpan{first, first}
+	}
+	return lineSpan{first, first + strings.Count(next[p:end-1], "\n")}
+}
+
+// commonPrefix is the length of the longest common prefix of a and b,
+// compared a block at a time.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+4096 <= n && a[i:i+4096] == b[i:i+4096] {
+		i += 4096
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+4096 <= n && a[len(a)-i-4096:len(a)-i] == b[len(b)-i-4096:len(b)-i] {
+		i += 4096
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
 }
 
 // loadEditable reads the whole existing regular text file t for
@@ -175,6 +223,9 @@ func editList(oldText, newText *string, reps *[]replacement) ([]replacement, err
 	switch {
 	case pair && list:
 		return nil, retryf("Provide either old_text and new_text or a non-empty replacements list, not both.")
+	case list && len(*reps) > MaxReplacements:
+		return nil, retryf("replacements has %d items; edit_file applies at most %d per call. Send them in several calls of at most %d each. No changes were written.",
+			len(*reps), MaxReplacements, MaxReplacements)
 	case list:
 		return *reps, nil
 	case oldText != nil && newText != nil:
@@ -183,81 +234,99 @@ func editList(oldText, newText *string, reps *[]replacement) ([]replacement, err
 	return nil, retryf("Provide old_text and new_text, or a non-empty replacements list.")
 }
 
+// editOutcome is what applyEdits did: the new text, and the labels of
+// the replacements that matched only under the whitespace tolerance.
+type editOutcome struct {
+	text     string
+	tolerant []string
+}
+
 // applyEdits applies edits in order to text, each to the result of the
-// previous; every old text must occur exactly once. display names the
-// file in the messages. It changes nothing but the matched text: line
-// endings, tabs and a byte order mark elsewhere survive byte for byte.
-func applyEdits(text string, edits []replacement, display string) (string, error) {
+// previous; every old text must occur exactly once (with tolerant, once
+// after ignoring indentation and trailing whitespace when it does not
+// occur as given). display names the file in the messages. It changes
+// nothing but the matched text: line endings, tabs and a byte order mark
+// elsewhere survive byte for byte. The text is held as pieces, so a
+// replacement never copies it whole, and ctx is checked as it goes.
+func applyEdits(ctx context.Context, text string, edits []replacement, display string, tolerant bool) (editOutcome, error) {
+	pt := newPieceText(text)
+	var out editOutcome
 	for i, e := range edits {
+		if err := ctx.Err(); err != nil {
+			return editOutcome{}, err
+		}
 		label := "old_text"
 		if len(edits) > 1 {
 			label = fmt.Sprintf("replacement %d", i+1)
 		}
-		var err error
-		if text, err = applyEdit(text, e, label, display); err != nil {
-			return "", err
+		used, err := applyEdit(ctx, pt, e, label, display, tolerant)
+		if err != nil {
+			return editOutcome{}, err
+		}
+		if used {
+			out.tolerant = append(out.tolerant, label)
 		}
 	}
-	return text, nil
+	out.text = pt.String()
+	return out, nil
 }
 
-// applyEdit applies one replacement.
-func applyEdit(text string, e replacement, label, display string) (string, error) {
+// applyEdit applies one replacement to pt; tolerantUsed reports that it
+// matched only under the whitespace tolerance.
+func applyEdit(ctx context.Context, pt *pieceText, e replacement, label, display string, tolerant bool) (tolerantUsed bool, err error) {
 	if e.OldText == "" {
-		return "", retryf("%s is empty; old_text must be the exact text to replace.", label)
+		return false, retryf("%s is empty; old_text must be the exact text to replace.", label)
 	}
 	if strings.TrimFunc(e.OldText, unicode.IsSpace) == "" {
-		return "", retryf("%s is only whitespace; include the surrounding text so the match is unambiguous.", label)
+		return false, retryf("%s is only whitespace; include the surrounding text so the match is unambiguous.", label)
 	}
 	old, repl := e.OldText, e.NewText
-	starts := matchStarts(text, old)
-	if len(starts) == 0 {
+	m, err := pt.find(ctx, old)
+	if err != nil {
+		return false, err
+	}
+	if crOld := crlfText(old); m.count == 0 && crOld != old {
 		// A model often sends "\n" where a CRLF file has "\r\n": match
 		// those line endings as the file has them, in both texts.
-		if crOld, ok := toCRLF(old, text); ok {
-			if s := matchStarts(text, crOld); len(s) > 0 {
-				starts, old, repl = s, crOld, crlfText(repl)
-			}
+		cm, err := pt.find(ctx, crOld)
+		if err != nil {
+			return false, err
+		}
+		if cm.count > 0 {
+			m, old, repl = cm, crOld, crlfText(repl)
 		}
 	}
-	switch len(starts) {
-	case 0:
-		return "", retryf("%s not found in %s. No changes were written.", label, display)
-	case 1:
-		return text[:starts[0]] + repl + text[starts[0]+len(old):], nil
+	switch {
+	case m.count == 1:
+		pt.replace(m.starts[0], m.starts[0]+len(old), repl)
+		return false, nil
+	case m.count > 1:
+		return false, retryf("%s found %s times in %s (%s). Include more surrounding context to make the match unique. No changes were written.",
+			label, countText(m), display, lineList(pt, m))
 	}
-	return "", retryf("%s found %d times in %s (%s). Include more surrounding context to make the match unique. No changes were written.",
-		label, len(starts), display, lineList(text, starts))
-}
-
-// matchStarts returns the byte offsets of every occurrence of sub in
-// text, overlapping ones included: "aa" occurs twice in "aaa", which is
-// ambiguous.
-func matchStarts(text, sub string) []int {
-	if sub == "" {
-		return nil
-	}
-	var out []int
-	for from := 0; from <= len(text)-len(sub); {
-		i := strings.Index(text[from:], sub)
-		if i < 0 {
-			break
+	text := pt.String()
+	if tolerant {
+		done, err := applyTolerant(ctx, pt, text, e, label, display)
+		if done || err != nil {
+			return done, err
 		}
-		out = append(out, from+i)
-		_, size := utf8.DecodeRuneInString(text[from+i:])
-		from += i + max(size, 1)
 	}
-	return out
+	msg := fmt.Sprintf("%s not found in %s.", label, display)
+	if hint := notFoundHint(ctx, text, e.OldText); hint != "" {
+		msg += " " + hint
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	return false, retryf("%s No changes were written.", msg)
 }
 
-// toCRLF returns old with its bare "\n" line endings as "\r\n", when that
-// could match in text (a CRLF file) and differs from old.
-func toCRLF(old, text string) (string, bool) {
-	if !strings.Contains(old, "\n") || !strings.Contains(text, "\r\n") {
-		return "", false
+// countText renders a match count, "more than N" past the counting cap.
+func countText(m matches) string {
+	if m.more {
+		return fmt.Sprintf("more than %d", m.count)
 	}
-	c := crlfText(old)
-	return c, c != old
+	return fmt.Sprint(m.count)
 }
 
 // crlfText turns every line ending of s into "\r\n".
@@ -267,10 +336,11 @@ func crlfText(s string) string {
 
 // lineList renders the distinct line numbers where matches start:
 // "line 4" or "lines 3, 7", at most ten then ", ...".
-func lineList(text string, starts []int) string {
+func lineList(pt *pieceText, m matches) string {
+	text := pt.String()
 	var lines []string
 	line, pos := 1, 0
-	for _, st := range starts {
+	for _, st := range m.starts {
 		line += strings.Count(text[pos:st], "\n")
 		pos = st
 		n := fmt.Sprint(line)
@@ -283,8 +353,8 @@ func lineList(text string, starts []int) string {
 	if len(lines) == 1 {
 		word = "line"
 	}
-	if len(lines) > maxMatchLines {
-		return word + " " + strings.Join(lines[:maxMatchLines], ", ") + ", ..."
+	if len(lines) > maxMatchLines || (len(m.starts) < m.count && len(lines) > 1) {
+		return word + " " + strings.Join(lines[:min(len(lines), maxMatchLines)], ", ") + ", ..."
 	}
 	return word + " " + strings.Join(lines, ", ")
 }

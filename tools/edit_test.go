@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 func TestEditFile(t *testing.T) {
@@ -17,20 +18,21 @@ func TestEditFile(t *testing.T) {
 		content string
 		args    []any
 		want    string
+		lines   string
 	}{
-		{"single pair", "Hello\nWorld\n", []any{"old_text", "World", "new_text", "There"}, "Hello\nThere\n"},
+		{"single pair", "Hello\nWorld\n", []any{"old_text", "World", "new_text", "There"}, "Hello\nThere\n", "line 2"},
 		{"replacements in order, each on the previous result", "a b c\n",
-			[]any{"replacements", []map[string]string{{"old_text": "a", "new_text": "x a"}, {"old_text": "x a b", "new_text": "y"}}}, "y c\n"},
-		{"list of one", "abc\n", []any{"replacements", []map[string]string{{"old_text": "b", "new_text": "B"}}}, "aBc\n"},
-		{"dollar is literal", "price\n", []any{"old_text", "price", "new_text", "$1 ${x} $$ \\1"}, "$1 ${x} $$ \\1\n"},
-		{"CRLF survives", "a\r\nb\r\nc\r\n", []any{"old_text", "b", "new_text", "B"}, "a\r\nB\r\nc\r\n"},
-		{"LF old_text matches a CRLF file", "a\r\nb\r\nc\r\n", []any{"old_text", "a\nb", "new_text", "x\ny"}, "x\r\ny\r\nc\r\n"},
-		{"BOM kept", "\ufeffhello\n", []any{"old_text", "hello", "new_text", "bye"}, "\ufeffbye\n"},
-		{"tabs preserved", "func f() {\n\treturn 1\n}\n", []any{"old_text", "\treturn 1", "new_text", "\treturn 2\n\t// two"}, "func f() {\n\treturn 2\n\t// two\n}\n"},
-		{"no trailing newline added", "a\nb", []any{"old_text", "b", "new_text", "c"}, "a\nc"},
-		{"no trailing newline removed", "a\nb\n", []any{"old_text", "a\n", "new_text", ""}, "b\n"},
-		{"empty new_text deletes", "keep drop\n", []any{"old_text", " drop", "new_text", ""}, "keep\n"},
-		{"unicode", "größe: 1\n", []any{"old_text", "größe: 1", "new_text", "größe: 2"}, "größe: 2\n"},
+			[]any{"replacements", []map[string]string{{"old_text": "a", "new_text": "x a"}, {"old_text": "x a b", "new_text": "y"}}}, "y c\n", "line 1"},
+		{"list of one", "abc\n", []any{"replacements", []map[string]string{{"old_text": "b", "new_text": "B"}}}, "aBc\n", "line 1"},
+		{"dollar is literal", "price\n", []any{"old_text", "price", "new_text", "$1 ${x} $$ \\1"}, "$1 ${x} $$ \\1\n", "line 1"},
+		{"CRLF survives", "a\r\nb\r\nc\r\n", []any{"old_text", "b", "new_text", "B"}, "a\r\nB\r\nc\r\n", "line 2"},
+		{"LF old_text matches a CRLF file", "a\r\nb\r\nc\r\n", []any{"old_text", "a\nb", "new_text", "x\ny"}, "x\r\ny\r\nc\r\n", "lines 1-2"},
+		{"BOM kept", "\ufeffhello\n", []any{"old_text", "hello", "new_text", "bye"}, "\ufeffbye\n", "line 1"},
+		{"tabs preserved", "func f() {\n\treturn 1\n}\n", []any{"old_text", "\treturn 1", "new_text", "\treturn 2\n\t// two"}, "func f() {\n\treturn 2\n\t// two\n}\n", "lines 2-3"},
+		{"no trailing newline added", "a\nb", []any{"old_text", "b", "new_text", "c"}, "a\nc", "line 2"},
+		{"no trailing newline removed", "a\nb\n", []any{"old_text", "a\n", "new_text", ""}, "b\n", "line 1"},
+		{"empty new_text deletes", "keep drop\n", []any{"old_text", " drop", "new_text", ""}, "keep\n", "line 1"},
+		{"unicode", "größe: 1\n", []any{"old_text", "größe: 1", "new_text", "größe: 2"}, "größe: 2\n", "line 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +40,7 @@ func TestEditFile(t *testing.T) {
 				fx.put(t, "f.txt", tt.content)
 				s := newSet(t, fx.b, Options{})
 				got := ok(t, s, "edit_file", append([]any{"path", "f.txt"}, tt.args...)...)
-				wantEqual(t, got, "Edited f.txt. [hash:"+h12(tt.want)+"]")
+				wantEqual(t, got, "Edited f.txt ("+tt.lines+"). [hash:"+h12(tt.want)+"]")
 				wantEqual(t, fx.mustGet(t, "f.txt"), tt.want)
 			})
 		})
@@ -182,6 +184,34 @@ func TestEditFileKeepsOtherBytes(t *testing.T) {
 	}
 }
 
+// naiveStarts is the reference search: every overlapping occurrence.
+func naiveStarts(text, sub string) []int {
+	var out []int
+	for i := 0; i+len(sub) <= len(text); i++ {
+		if text[i:i+len(sub)] == sub && utf8.RuneStart(text[i]) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// naiveApply is the reference for one exact replacement, with the CRLF
+// retry: the new text, or ok false when old does not occur exactly once.
+func naiveApply(text, old, repl string) (string, bool) {
+	starts := naiveStarts(text, old)
+	if len(starts) == 0 {
+		if c := crlfText(old); c != old {
+			if starts = naiveStarts(text, c); len(starts) > 0 {
+				old, repl = c, crlfText(repl)
+			}
+		}
+	}
+	if len(starts) != 1 {
+		return "", false
+	}
+	return text[:starts[0]] + repl + text[starts[0]+len(old):], true
+}
+
 func FuzzApplyEdit(f *testing.F) {
 	f.Add("Hello\nWorld\n", "World", "There")
 	f.Add("a\r\nb\r\n", "a\nb", "c\nd")
@@ -189,27 +219,53 @@ func FuzzApplyEdit(f *testing.F) {
 	f.Add("\ufeffx", "x", "$1")
 	f.Add("\xff\xfe", "\xfe", "")
 	f.Fuzz(func(t *testing.T, text, old, repl string) {
-		got, err := applyEdit(text, replacement{OldText: old, NewText: repl}, "old_text", "f")
-		starts := matchStarts(text, old)
-		blank := strings.TrimFunc(old, unicode.IsSpace) == ""
-		if err != nil {
-			if !IsRetry(err) {
-				t.Fatalf("non-retry error %v", err)
-			}
-			if len(starts) == 1 && !blank {
-				t.Fatalf("unique match refused: %v", err)
-			}
-			return
-		}
-		if blank {
-			t.Fatalf("blank old_text %q accepted", old)
-		}
-		if len(starts) == 1 {
-			if want := text[:starts[0]] + repl + text[starts[0]+len(old):]; got != want {
-				t.Fatalf("got %q, want %q", got, want)
-			}
-		} else if len(starts) == 0 && !strings.Contains(text, "\r\n") {
-			t.Fatalf("no match in %q for %q, yet %q", text, old, got)
-		}
+		checkEdits(t, text, []replacement{{old, repl}})
 	})
+}
+
+// FuzzApplyEdits checks two replacements in a row, so the second one
+// searches a text made of several pieces.
+func FuzzApplyEdits(f *testing.F) {
+	f.Add("Hello\nWorld\n", "World", "There", "There", "x")
+	f.Add("a\r\nb\r\n", "a\nb", "c\nd", "d", "")
+	f.Add("aaa", "aa", "b", "a", "ba")
+	f.Add("abcabc", "ca", "XY", "bX", "Z")
+	f.Fuzz(func(t *testing.T, text, old1, new1, old2, new2 string) {
+		checkEdits(t, text, []replacement{{old1, new1}, {old2, new2}})
+	})
+}
+
+// checkEdits compares applyEdits with the naive reference.
+func checkEdits(t *testing.T, text string, edits []replacement) {
+	t.Helper()
+	if !utf8.ValidString(text) {
+		return
+	}
+	got, err := applyEdits(context.Background(), text, edits, "f", false)
+	want, ok := text, true
+	for _, e := range edits {
+		if !ok {
+			break
+		}
+		if strings.TrimFunc(e.OldText, unicode.IsSpace) == "" {
+			ok = false
+			break
+		}
+		want, ok = naiveApply(want, e.OldText, e.NewText)
+	}
+	if err != nil {
+		if !IsRetry(err) {
+			t.Fatalf("non-retry error %v", err)
+		}
+		if ok {
+			t.Fatalf("edits %q on %q refused (%v); want %q", edits, text, err, want)
+		}
+		return
+	}
+	if !ok {
+		t.Fatalf("edits %q on %q accepted as %q; want a refusal", edits, text, got.text)
+	}
+	if got.text != want {
+		t.Fatalf("edits %q on %q: got %q, want %q", edits, text, got.text, want)
+	}
 }

@@ -110,6 +110,11 @@ type Options struct {
 	// line of hundreds of megabytes) is done by the built-in engine,
 	// which holds at most 16 MiB of a line.
 	RipgrepMaxMemory int64
+	// EditTolerance, when ToleranceWhitespace ("whitespace"), lets
+	// edit_file and apply_patch apply an old text that occurs exactly once
+	// only after ignoring indentation and trailing whitespace, keeping the
+	// file's own indentation; "" (the default) matches exactly.
+	EditTolerance string
 }
 
 // normalize validates o and fills in the defaults.
@@ -141,6 +146,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.RipgrepPath == "" {
 		o.RipgrepPath = "rg"
+	}
+	if o.EditTolerance != "" && o.EditTolerance != ToleranceWhitespace {
+		return o, fmt.Errorf("tools: EditTolerance must be %q or empty, got %q", ToleranceWhitespace, o.EditTolerance)
 	}
 	names, err := selectTools(o.Tools, o.ReadOnly)
 	if err != nil {

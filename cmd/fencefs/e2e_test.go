@@ -155,7 +155,7 @@ func exerciseSession(t *testing.T, ctx context.Context, cs *mcp.ClientSession, f
 	calls := []toolCall{
 		{"read_file", map[string]any{"path": "a.txt"}, "     1\thello\n"},
 		{"write_file", map[string]any{"path": "new.txt", "content": "one\ntwo\n"}, "Wrote 8 chars (2 lines) to new.txt."},
-		{"edit_file", map[string]any{"path": "new.txt", "old_text": "two", "new_text": "three"}, "Edited new.txt."},
+		{"edit_file", map[string]any{"path": "new.txt", "old_text": "two", "new_text": "three"}, "Edited new.txt (line 2)."},
 		{"list_directory", map[string]any{"path": "."}, "a.txt  (12 bytes)"},
 		{"search_files", map[string]any{"pattern": "hel+o"}, "a.txt:1:hello"},
 		{"find_files", map[string]any{"pattern": "**/*.go"}, "sub/b.go"},
