@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -266,11 +267,16 @@ func (w *fileWriter) Commit() error {
 // the directory lock that makes check and rename one step for every
 // fencefs writer, in any process.
 func (w *fileWriter) swap() error {
-	if err := ignoringEINTR(func() error { return unix.Flock(w.dirfd, unix.LOCK_EX) }); err != nil {
+	if err := lockDir(w.ctx, w.dirfd); err != nil {
 		return err
 	}
 	defer unix.Flock(w.dirfd, unix.LOCK_UN)
 	if err := w.checkTarget(); err != nil {
+		return err
+	}
+	// The check may have taken a while (hashing a large target): a write
+	// whose context ended meanwhile commits nothing.
+	if err := w.ctx.Err(); err != nil {
 		return err
 	}
 	if w.pre.CreateOnly {
@@ -282,6 +288,31 @@ func (w *fileWriter) swap() error {
 	}
 	return unix.Renameat(w.dirfd, w.tmp, w.dirfd, w.base)
 }
+
+// lockDir takes the exclusive flock on dirfd, waiting until ctx ends. A
+// blocking flock cannot be interrupted, so a writer that finds the lock
+// taken tries again at growing intervals of at most lockPoll.
+func lockDir(ctx context.Context, dirfd int) error {
+	wait := time.Millisecond
+	for {
+		err := ignoringEINTR(func() error { return unix.Flock(dirfd, unix.LOCK_EX|unix.LOCK_NB) })
+		if err != unix.EWOULDBLOCK {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, lockPoll)
+	}
+}
+
+// lockPoll is the longest pause between two tries of a taken directory
+// lock: short against a write's deadline, long enough to cost nothing.
+const lockPoll = 20 * time.Millisecond
 
 // checkTarget checks that the target is missing or a regular file and that
 // the precondition holds, and gives the temporary file the target's

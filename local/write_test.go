@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -313,6 +314,84 @@ func TestWriteCancelledBeforeCommit(t *testing.T) {
 		noTemps(t, root)
 	})
 }
+
+// doneWatch is a context that reports the first time its Done channel is
+// asked for: a commit asks only once it waits for the directory lock.
+type doneWatch struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
+}
+
+// TestCommitWaitsForLockWithContext holds the directory lock another
+// writer (another process) would hold, and cancels a commit waiting for
+// it: the commit ends, and the target and the directory are as before.
+func TestCommitWaitsForLockWithContext(t *testing.T) {
+	forEachOpener(t, func(t *testing.T, o opener) {
+		f, root := newTestFS(t, o)
+		makeTree(t, root, tree{"d/a.txt": "old"})
+		lock, err := unix.Open(filepath.Join(root, "d"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(lock)
+		if err := unix.Flock(lock, unix.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		parent, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ctx := &doneWatch{Context: parent, asked: make(chan struct{})}
+		w, err := f.OpenWrite(ctx, "d/a.txt", backend.WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if _, err := io.WriteString(w, "new"); err != nil {
+			t.Fatal(err)
+		}
+		committed := make(chan error, 1)
+		go func() { committed <- w.Commit() }()
+		select {
+		case <-ctx.asked:
+		case err := <-committed:
+			t.Fatalf("Commit returned %v while another writer held the lock", err)
+		case <-time.After(lockDeadline):
+			t.Fatalf("Commit did not wait for the lock with its context within %v", lockDeadline)
+		}
+		cancel()
+		select {
+		case err := <-committed:
+			wantErr(t, err, context.Canceled, "d/a.txt", root)
+		case <-time.After(lockDeadline):
+			t.Fatalf("Commit still waits for the lock %v after its context ended", lockDeadline)
+		}
+		if got := readHost(t, root, "d/a.txt"); got != "old" {
+			t.Fatalf("the cancelled commit changed the target: %q", got)
+		}
+		noTemps(t, root)
+		unix.Flock(lock, unix.LOCK_UN)
+		w2, err := f.OpenWrite(context.Background(), "d/a.txt", backend.WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w2, "later")
+		if err := w2.Commit(); err != nil {
+			t.Fatalf("a write after the lock was released: %v", err)
+		}
+		if got := readHost(t, root, "d/a.txt"); got != "later" {
+			t.Fatalf("content %q after a later write", got)
+		}
+	})
+}
+
+// lockDeadline bounds the waits of TestCommitWaitsForLockWithContext; it
+// guards against a hang and measures nothing.
+const lockDeadline = 10 * time.Second
 
 // TestCASGoroutines starts writers presenting the same MatchHash at once:
 // exactly one may commit.

@@ -48,6 +48,7 @@ const (
 	DefaultMaxReadLines   = 2000
 	DefaultMaxResults     = 1000
 	DefaultRipgrepTimeout = 60 * time.Second
+	DefaultCallTimeout    = 60 * time.Second
 )
 
 // MaxEditBytes is the size of the largest file edit_file edits. An edit
@@ -100,6 +101,10 @@ type Options struct {
 	OnChangeRequest func(ctx context.Context, req *ChangeRequest) error
 	// OnEvent, when set, is notified of every successful operation.
 	OnEvent func(ctx context.Context, ev Event)
+	// CallTimeout bounds one tool call: when it passes, the call stops
+	// and returns a retry saying so. 0 means DefaultCallTimeout; a
+	// negative value sets no bound (the caller's context still applies).
+	CallTimeout time.Duration
 	// RipgrepPath is the rg executable; "" means "rg" from PATH.
 	RipgrepPath string
 	// RipgrepTimeout bounds one rg run; 0 means 60s.
@@ -143,6 +148,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.RipgrepTimeout == 0 {
 		o.RipgrepTimeout = DefaultRipgrepTimeout
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = DefaultCallTimeout
 	}
 	if o.RipgrepPath == "" {
 		o.RipgrepPath = "rg"

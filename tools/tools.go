@@ -31,9 +31,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
@@ -86,6 +88,8 @@ type Tool struct {
 	Annotations Annotations
 
 	call func(ctx context.Context, args json.RawMessage) (string, error)
+	// timeout is Options.CallTimeout; <= 0 sets no bound.
+	timeout time.Duration
 }
 
 // Annotations are hints about a tool's behaviour, as MCP defines them.
@@ -107,8 +111,23 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return t.call(ctx, args)
+	if t.timeout <= 0 {
+		return t.call(ctx, args)
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, errCallDeadline)
+	defer cancel()
+	text, err := t.call(cctx, args)
+	if err != nil && ctx.Err() == nil && context.Cause(cctx) == errCallDeadline {
+		// The call's own deadline, not the caller's: the model may ask
+		// for less.
+		return "", retryf("The call did not finish within %s and was stopped. Ask for less (a smaller directory, a narrower pattern or glob, a smaller file) and try again.", t.timeout)
+	}
+	return text, err
 }
+
+// errCallDeadline is the cause of a call's context when Options.CallTimeout
+// ends it.
+var errCallDeadline = errors.New("tools: the call's deadline passed")
 
 // New returns the tools configured by opts over b. It fails when an
 // option is invalid: a negative limit, an unknown tool name, an invalid
@@ -145,6 +164,7 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	s.byName = make(map[string]*Tool)
 	for _, name := range opts.Tools {
 		t := s.build(name)
+		t.timeout = opts.CallTimeout
 		s.tools = append(s.tools, t)
 		s.byName[name] = t
 	}

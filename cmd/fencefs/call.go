@@ -49,6 +49,10 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		io.WriteString(stdout, msg)
 		return exitRetry
 	}
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(stderr, "fencefs: %s: stopped by a signal before it finished\n", name)
+		return exitFatal
+	}
 	if err != nil {
 		logger.Debug("tool call failed", "tool", name, "error", err)
 		fmt.Fprintf(stderr, "fencefs: %s: %v\n", name, err)

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/fencefs/fencefs/backend"
@@ -85,9 +89,10 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 	}
 	children := make(map[string]backend.Backend, len(s.Mounts))
 	for _, m := range s.Mounts {
-		b, err := n.openMount(ctx, m.Spec)
+		timeout := cmp.Or(m.Spec.Timeout, s.StorageTimeout)
+		b, err := n.openMount(ctx, m.Spec, timeout)
 		if err != nil {
-			return nil, fmt.Errorf("mount %q: %w", m.Name, err)
+			return nil, mountErr(ctx, m, timeout, err)
 		}
 		if m.Spec.ReadOnly {
 			b = mounted.ReadOnly(b)
@@ -98,8 +103,25 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 	return mounted.New(children)
 }
 
-// openMount opens the backend of one mount spec.
-func (n *namespace) openMount(ctx context.Context, m config.MountSpec) (backend.Backend, error) {
+// mountErr says why the mount m could not be opened; a server that did not
+// answer in time is named as such, with the setting that bounds the wait.
+func mountErr(ctx context.Context, m config.Mount, timeout time.Duration, err error) error {
+	var ne net.Error
+	if (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) && ctx.Err() == nil {
+		return fmt.Errorf("mount %q: the storage did not answer within %v (set timeout= in the spec, or --storage-timeout, to wait longer)", m.Name, timeout)
+	}
+	return fmt.Errorf("mount %q: %w", m.Name, err)
+}
+
+// openMount opens the backend of one mount spec. Network storage is
+// checked at once, within timeout, and each of its requests later gets
+// timeout too.
+func (n *namespace) openMount(ctx context.Context, m config.MountSpec, timeout time.Duration) (backend.Backend, error) {
+	if m.Kind != config.KindLocal {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	switch m.Kind {
 	case config.KindLocal:
 		fs, err := local.New(m.Dir)
@@ -116,12 +138,16 @@ func (n *namespace) openMount(ctx context.Context, m config.MountSpec) (backend.
 			Region:    m.S3.Region,
 			PathStyle: m.S3.PathStyle,
 			Options:   s3adapter.Options{ReadOnly: m.ReadOnly},
+			ClientOptions: []func(*s3.Options){func(o *s3.Options) {
+				o.HTTPClient = storageHTTPClient(timeout)
+			}},
 		})
 	case config.KindSFTP:
 		cfg, err := sftpConfig(m.SFTP)
 		if err != nil {
 			return nil, err
 		}
+		cfg.DialTimeout, cfg.OpTimeout = timeout, timeout
 		fs, err := sftpadapter.Dial(ctx, cfg)
 		if err != nil {
 			return nil, err

@@ -36,8 +36,15 @@ func skillsFixture(t *testing.T) (base string) {
 // returned buffer collects the server's stderr.
 func startServer(t *testing.T, dir string, args ...string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
+	return startServerEnv(t, dir, nil, args...)
+}
+
+// startServerEnv is startServer with extra environment variables.
+func startServerEnv(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs, err := newClient().Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * exitDeadline}, nil)

@@ -18,6 +18,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fencefs/fencefs/tools"
 )
@@ -53,6 +54,17 @@ type Settings struct {
 	// HTTP is the listen address of the streamable HTTP server (serve
 	// only); "" serves over stdio.
 	HTTP string
+	// CallTimeout bounds each tool call.
+	CallTimeout time.Duration
+	// StorageTimeout bounds each request to network storage (S3, SFTP)
+	// and the probe of a mount at start-up, for mounts whose spec sets no
+	// timeout of its own.
+	StorageTimeout time.Duration
+	// SessionTimeout closes an HTTP session idle for that long (serve
+	// only).
+	SessionTimeout time.Duration
+	// MaxSessions bounds the number of open HTTP sessions (serve only).
+	MaxSessions int
 	// Skills are the roots whose skills serve offers as MCP prompts and
 	// the skills command lists, in precedence order (serve and skills
 	// only). Each is written as a tool path from the namespace root.
@@ -80,8 +92,26 @@ func Defaults() Settings {
 		MaxSearch:    tools.DefaultMaxResults,
 		MaxFind:      tools.DefaultMaxResults,
 		LogLevel:     slog.LevelInfo,
+
+		CallTimeout:    tools.DefaultCallTimeout,
+		StorageTimeout: DefaultStorageTimeout,
+		SessionTimeout: DefaultSessionTimeout,
+		MaxSessions:    DefaultMaxSessions,
 	}
 }
+
+// Defaults of the settings that tools.Options does not have.
+const (
+	// DefaultStorageTimeout bounds a request to S3 or SFTP storage: long
+	// for one request, well short of a call's deadline, so that a hung
+	// server fails the call with a message instead of the call's timeout.
+	DefaultStorageTimeout = 30 * time.Second
+	// DefaultSessionTimeout closes an HTTP session after 10 idle minutes.
+	DefaultSessionTimeout = 10 * time.Minute
+	// DefaultMaxSessions bounds the open HTTP sessions; each holds about
+	// 100 KB.
+	DefaultMaxSessions = 1000
+)
 
 // defaultsFor returns the defaults of cmd: the one-shot commands log
 // only warnings unless asked, so that their stderr stays quiet.
@@ -110,6 +140,7 @@ func (s *Settings) ToolOptions() tools.Options {
 		NoContentHashes:  s.NoHashes,
 		Tools:            s.Tools,
 		RequireRead:      s.RequireRead,
+		CallTimeout:      s.CallTimeout,
 	}
 }
 
@@ -290,6 +321,10 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "max-list", arg: "N", usage: "cap on list_directory entries", value: intValue{&s.MaxList, 1}},
 		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches", value: intValue{&s.MaxSearch, 1}},
 		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results", value: intValue{&s.MaxFind, 1}},
+		{name: "call-timeout", arg: "DURATION", usage: "stop a tool call that runs longer (default 60s)", value: durationValue{&s.CallTimeout}},
+		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
+		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
+		{name: "max-sessions", arg: "N", usage: "refuse a new HTTP session while N are open (default 1000)", value: intValue{&s.MaxSessions, 1}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
 	}

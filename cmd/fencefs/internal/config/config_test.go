@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencefs/fencefs/tools"
 )
@@ -50,6 +51,14 @@ func TestParse(t *testing.T) {
 			settings(func(s *Settings) { s.Tools = tools.AllTools() }), []string{}},
 		{"mounts sorted", "serve", []string{"--mount", "ws=local:/w", "--mount", "ref=local:/r:ro"},
 			settings(func(s *Settings) { s.Mounts = []Mount{ref, ws} }), []string{}},
+		{"longest mount name", "serve", []string{"--mount", strings.Repeat("a", 64) + "=local:/w", "--mount", "A-b_c.1=local:/r:ro"},
+			settings(func(s *Settings) {
+				s.Mounts = []Mount{{Name: "A-b_c.1", Spec: ref.Spec}, {Name: strings.Repeat("a", 64), Spec: ws.Spec}}
+			}), []string{}},
+		{"deadlines and sessions", "serve", []string{"--call-timeout", "2m", "--storage-timeout", "5s", "--session-timeout", "1h", "--max-sessions", "3"},
+			settings(func(s *Settings) {
+				s.CallTimeout, s.StorageTimeout, s.SessionTimeout, s.MaxSessions = 2*time.Minute, 5*time.Second, time.Hour, 3
+			}), []string{}},
 		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
 			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
 		{"skills in order", "serve", []string{"--mount", "ws=local:/w", "--skills", "/ws/team", "--skills", "/ws/skills"},
@@ -104,11 +113,20 @@ func TestParseErrors(t *testing.T) {
 		{"serve", []string{"--max-list"}, "missing value for -max-list"},
 		{"serve", []string{"--mount", "ws"}, `--mount: "ws" is not NAME=SPEC`},
 		{"serve", []string{"--mount", "ws=s3://"}, `mount "ws": s3: the bucket name is empty`},
-		{"serve", []string{"--mount", "a/b=local:/x"}, `mount "a/b": the name must be a single path component`},
+		{"serve", []string{"--mount", "a/b=local:/x"}, `mount "a/b": the name must be 1 to 64 ASCII letters`},
 		{"serve", []string{"--mount", "..=local:/x"}, `mount "..": the name must be`},
 		{"serve", []string{"--mount", "=local:/x"}, `mount "": the name must be`},
 		{"serve", []string{"--mount", ".=local:/x"}, `mount ".": the name must be`},
 		{"serve", []string{"--mount", "ws=local:/x", "--mount", "ws=local:/y"}, `mount "ws": given twice`},
+		{"serve", []string{"--mount", "my ws=local:/x"}, `mount "my ws": the name must be 1 to 64 ASCII letters`},
+		{"serve", []string{"--mount", "w\ns=local:/x"}, `mount "w\ns": the name must be`},
+		{"serve", []string{"--mount", "café=local:/x"}, `mount "café": the name must be`},
+		{"serve", []string{"--mount", "a:b=local:/x"}, `mount "a:b": the name must be`},
+		{"serve", []string{"--mount", strings.Repeat("a", 65) + "=local:/x"}, `mount "aaaa`},
+		{"serve", []string{"--call-timeout", "5"}, `--call-timeout: "5" is not a duration`},
+		{"serve", []string{"--call-timeout", "0s"}, "--call-timeout: must be > 0, got 0s"},
+		{"call", []string{"--session-timeout", "1m"}, "--session-timeout: unknown flag"},
+		{"serve", []string{"--max-sessions", "0"}, "--max-sessions: must be > 0"},
 		{"serve", []string{"--root", "/x", "--mount", "ws=local:/x"}, "--root: cannot be combined with --mount"},
 		{"serve", []string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, "--config: open "},
 	}
@@ -295,8 +313,9 @@ func TestToolOptions(t *testing.T) {
 		s.NoDefaultProtect, s.ReadOnly, s.NoHashes, s.RequireRead = true, true, true, true
 		s.MaxReadLines, s.MaxReadChars, s.MaxList, s.MaxSearch, s.MaxFind = 1, 2, 3, 4, 5
 		s.Tools = []string{"grep"}
+		s.CallTimeout = 5 * time.Second
 	})
-	want := tools.Options{Cwd: "c", Allowed: []string{"a"}, Denied: []string{"d"}, Protected: []string{"p"},
+	want := tools.Options{CallTimeout: 5 * time.Second, Cwd: "c", Allowed: []string{"a"}, Denied: []string{"d"}, Protected: []string{"p"},
 		NoDefaultProtect: true, ReadOnly: true, NoContentHashes: true, RequireRead: true,
 		MaxReadLines: 1, MaxReadChars: 2, MaxListResults: 3, MaxSearchResults: 4, MaxFindResults: 5, Tools: []string{"grep"}}
 	if got := s.ToolOptions(); !reflect.DeepEqual(got, want) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -32,6 +33,9 @@ type MountSpec struct {
 	Kind Kind
 	// ReadOnly mounts refuse every write.
 	ReadOnly bool
+	// Timeout bounds each request to the storage (S3 and SFTP) and the
+	// mount's check at start-up; 0 leaves it to Settings.StorageTimeout.
+	Timeout time.Duration
 	// Dir is the local directory (KindLocal), as written.
 	Dir string
 	// S3 describes a bucket and prefix (KindS3).
@@ -97,8 +101,8 @@ func (s SFTPSpec) Addr() string {
 // ParseMountSpec parses one mount spec:
 //
 //	local:DIR                    a local directory (local:DIR:ro read-only)
-//	s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=1&ro=1]
-//	sftp://USER@HOST[:PORT][/DIR][?password_env=VAR&key=FILE&known_hosts=FILE&host_key=KEY&insecure=1&ro=1]
+//	s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=1&ro=1&timeout=D]
+//	sftp://USER@HOST[:PORT][/DIR][?password_env=VAR&key=FILE&known_hosts=FILE&host_key=KEY&insecure=1&ro=1&timeout=D]
 //
 // Paths are taken literally; parameter values are percent-decoded ("+"
 // stays "+", so a base64 host key needs no escaping). An SFTP DIR starting
@@ -151,6 +155,7 @@ func parseS3(rest string) (MountSpec, error) {
 		"region":     func(v string) error { return setString(&m.S3.Region, "region", v) },
 		"path_style": func(v string) error { return setBool(&m.S3.PathStyle, "path_style", v) },
 		"ro":         func(v string) error { return setBool(&m.ReadOnly, "ro", v) },
+		"timeout":    func(v string) error { return setTimeout(&m.Timeout, v) },
 	})
 	if err != nil {
 		return MountSpec{}, err
@@ -194,6 +199,7 @@ func parseSFTP(rest string) (MountSpec, error) {
 		"host_key":     func(v string) error { return setHostKey(&m.SFTP.HostKey, v) },
 		"insecure":     func(v string) error { return setBool(&m.SFTP.Insecure, "insecure", v) },
 		"ro":           func(v string) error { return setBool(&m.ReadOnly, "ro", v) },
+		"timeout":      func(v string) error { return setTimeout(&m.Timeout, v) },
 	})
 	if err != nil {
 		return MountSpec{}, err
@@ -340,6 +346,15 @@ func setBool(dst *bool, key, v string) error {
 	return nil
 }
 
+func setTimeout(dst *time.Duration, v string) error {
+	d, err := parseDuration(v)
+	if err != nil {
+		return fmt.Errorf("timeout: %w", err)
+	}
+	*dst = d
+	return nil
+}
+
 func setEndpoint(dst *string, v string) error {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -407,6 +422,7 @@ func (m MountSpec) s3String() string {
 	q.add("region", s.Region)
 	q.flag("path_style", s.PathStyle)
 	q.flag("ro", m.ReadOnly)
+	q.duration("timeout", m.Timeout)
 	return out + q.String()
 }
 
@@ -433,6 +449,7 @@ func (m MountSpec) sftpString() string {
 	q.add("host_key", s.HostKey)
 	q.flag("insecure", s.Insecure)
 	q.flag("ro", m.ReadOnly)
+	q.duration("timeout", m.Timeout)
 	return out + q.String()
 }
 
@@ -448,6 +465,12 @@ func (p *params) add(k, v string) {
 func (p *params) flag(k string, on bool) {
 	if on {
 		*p = append(*p, k+"=1")
+	}
+}
+
+func (p *params) duration(k string, d time.Duration) {
+	if d != 0 {
+		*p = append(*p, k+"="+d.String())
 	}
 }
 

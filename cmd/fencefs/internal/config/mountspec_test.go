@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // An ed25519 public key whose base64 holds "+" and "/", which must survive parsing.
@@ -23,6 +24,8 @@ func TestParseMountSpec(t *testing.T) {
 		{"s3://my.bucket-1/p?endpoint=http://127.0.0.1:7070&region=eu-west-1&path_style=1&ro=1",
 			MountSpec{Kind: KindS3, ReadOnly: true, S3: S3Spec{Bucket: "my.bucket-1", Prefix: "p", Endpoint: "http://127.0.0.1:7070", Region: "eu-west-1", PathStyle: true}}},
 		{"s3://b?ro=0&path_style=true", MountSpec{Kind: KindS3, S3: S3Spec{Bucket: "b", PathStyle: true}}},
+		{"s3://b?timeout=5s", MountSpec{Kind: KindS3, Timeout: 5 * time.Second, S3: S3Spec{Bucket: "b"}}},
+		{"sftp://a@h?key=k&timeout=1m30s", MountSpec{Kind: KindSFTP, Timeout: 90 * time.Second, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k"}}},
 		{"sftp://alice@files.example.com/srv/data?key=/home/a/.ssh/id_ed25519&known_hosts=/home/a/.ssh/known_hosts",
 			MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "alice", Host: "files.example.com", Root: "/srv/data", KeyFile: "/home/a/.ssh/id_ed25519", KnownHostsFile: "/home/a/.ssh/known_hosts"}}},
 		{"sftp://bob@127.0.0.1:2222?password_env=SFTP_PASS&insecure=1&ro=1",
@@ -75,7 +78,10 @@ func TestParseMountSpecErrors(t *testing.T) {
 		{"s3://b?ro=maybe", "ro: \"maybe\" is not a boolean"},
 		{"s3://b?ro", "has no value"},
 		{"s3://b?ro=1&", "has no value"},
-		{"s3://b?bogus=1", `unknown parameter "bogus"; valid parameters: endpoint, path_style, region, ro`},
+		{"s3://b?bogus=1", `unknown parameter "bogus"; valid parameters: endpoint, path_style, region, ro, timeout`},
+		{"s3://b?timeout=5", `timeout: "5" is not a duration`},
+		{"s3://b?timeout=-1s", "timeout: must be > 0"},
+		{"sftp://a@h/d?key=k&timeout=0s", "timeout: must be > 0"},
 		{"s3://b?ro=1&ro=0", "given twice"},
 		{"s3://b?region=%zz", "invalid percent-encoding"},
 		{"sftp://host/dir?key=k", "user is missing"},
@@ -132,7 +138,7 @@ func TestSFTPAddr(t *testing.T) {
 func FuzzParseMountSpec(f *testing.F) {
 	for _, s := range []string{
 		"local:/srv/ws", "local:ws:ro", "s3://b/p?endpoint=http://h:1&region=r&path_style=1&ro=1",
-		"sftp://u@h:22/~/d?password_env=P&insecure=1", "sftp://u%3Ax@[::1]/abs?key=k%26&known_hosts=%25",
+		"sftp://u@h:22/~/d?password_env=P&insecure=1&timeout=3s", "sftp://u%3Ax@[::1]/abs?key=k%26&known_hosts=%25",
 		"sftp://a@h?key=k&host_key=" + strings.Fields(testHostKey)[1], "s3://b/a b?region=a%20b",
 	} {
 		f.Add(s)

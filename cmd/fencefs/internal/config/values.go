@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -60,6 +60,37 @@ func (v intValue) Set(s string) error {
 	}
 	*v.p = n
 	return nil
+}
+
+// durationValue is a positive time.Duration ("90s", "2m").
+type durationValue struct{ p *time.Duration }
+
+func (v durationValue) String() string {
+	if v.p == nil {
+		return "0s"
+	}
+	return v.p.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*v.p = d
+	return nil
+}
+
+// parseDuration parses a positive duration with its unit.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (such as 30s or 2m)", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be > 0, got %s", s)
+	}
+	return d, nil
 }
 
 type boolValue struct{ p *bool }
@@ -184,8 +215,8 @@ func (v mountsValue) add(name, spec string) error {
 	if *v.inherited {
 		*v.p, *v.inherited = nil, false
 	}
-	if name == "." || strings.Contains(name, "/") || !backend.ValidPath(name) {
-		return &namedError{fmt.Sprintf("mount %q", name), errors.New("the name must be a single path component (letters, digits, '-', '_', '.')")}
+	if !validMountName(name) {
+		return &namedError{fmt.Sprintf("mount %q", name), fmt.Errorf("the name must be 1 to %d ASCII letters, digits, '-', '_' and '.', and not . or ..", maxMountName)}
 	}
 	for _, m := range *v.p {
 		if m.Name == name {
@@ -199,6 +230,24 @@ func (v mountsValue) add(name, spec string) error {
 	*v.p = append(*v.p, Mount{Name: name, Spec: ms})
 	slices.SortFunc(*v.p, func(a, b Mount) int { return strings.Compare(a.Name, b.Name) })
 	return nil
+}
+
+// maxMountName bounds a mount's name, which the model writes at the start
+// of every path.
+const maxMountName = 64
+
+// validMountName reports whether name is what the mount name rule says:
+// ASCII letters, digits, '-', '_' and '.', neither "." nor "..".
+func validMountName(name string) bool {
+	if name == "" || len(name) > maxMountName || name == "." || name == ".." {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // levelValue is a log level: debug, info, warn or error.

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
+
+	"github.com/fencefs/fencefs/internal/testserver"
+)
+
+// silentServer accepts TCP connections on 127.0.0.1 and never sends a
+// byte, as a hung storage server does. It returns its address.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
+
+// TestStartupProbeTimeout starts serve and call with a mount on a server
+// that accepts connections and never answers: start-up fails within the
+// mount's timeout with a message naming the mount, instead of never
+// answering initialize.
+func TestStartupProbeTimeout(t *testing.T) {
+	t.Parallel()
+	addr := silentServer(t)
+	specs := map[string]string{
+		"s3":   "s3://bucket?endpoint=http://" + addr + "&region=us-east-1&path_style=1&timeout=500ms",
+		"sftp": "sftp://agent@" + addr + "/srv?password_env=FENCEFS_TEST_PW&insecure=1&timeout=500ms",
+	}
+	env := append([]string{"FENCEFS_TEST_PW=x"}, s3Env...)
+	for kind, spec := range specs {
+		for _, args := range [][]string{
+			{"call", "--mount", "ws=local:.", "--mount", "hung=" + spec, "list_directory", `{"path":"/ws"}`},
+			{"serve", "--mount", "ws=local:.", "--mount", "hung=" + spec},
+			{"serve", "--mount", "hung=" + strings.Replace(spec, "&timeout=500ms", "", 1), "--storage-timeout", "500ms"},
+		} {
+			t.Run(kind+" "+args[0], func(t *testing.T) {
+				t.Parallel()
+				start := time.Now()
+				got := runFencefs(t, t.TempDir(), "", env, args...)
+				want := `fencefs: mount "hung": the storage did not answer within 500ms`
+				if got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+					t.Fatalf("%q: %+v, want exit 1 and %q", args, got, want)
+				}
+				t.Logf("%s after %v", strings.TrimSpace(got.stderr), time.Since(start).Round(time.Millisecond))
+			})
+		}
+	}
+}
+
+// freezable serves an in-memory S3 bucket until frozen; from then on every
+// request is held unanswered, as by a server that hangs, and reported on
+// arrived.
+type freezable struct {
+	next    http.Handler
+	mu      sync.Mutex
+	frozen  bool
+	arrived chan struct{}
+	stop    chan struct{}
+}
+
+func (f *freezable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	frozen := f.frozen
+	f.mu.Unlock()
+	if !frozen {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	select {
+	case f.arrived <- struct{}{}:
+	default:
+	}
+	<-f.stop
+}
+
+func (f *freezable) freeze() {
+	f.mu.Lock()
+	f.frozen = true
+	f.mu.Unlock()
+}
+
+// TestHungMountLater serves a local mount and an S3 mount whose server
+// stops answering after start-up: a call on the hung mount ends by the
+// mount's timeout with an error, and a call on the other mount, made
+// while the hung one waits, answers at once.
+func TestHungMountLater(t *testing.T) {
+	t.Parallel()
+	srv := &freezable{next: testserver.NewS3("bucket", map[string]string{"ws/a.txt": "remote\n"}),
+		arrived: make(chan struct{}, 1), stop: make(chan struct{})}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { close(srv.stop); hs.Close() })
+	f := newFixture(t)
+	mount := "s3=s3://bucket/ws?endpoint=" + hs.URL + "&region=us-east-1&path_style=1&ro=1&timeout=1s"
+	cs, stderr := startServerEnv(t, "", s3Env, "--mount", "ws=local:"+f.root, "--mount", mount)
+	ctx := t.Context()
+	if text := callOK(t, ctx, cs, "read_file", map[string]any{"path": "/s3/a.txt"}); !strings.Contains(text, "remote") {
+		t.Fatalf("read before the hang: %q", text)
+	}
+	srv.freeze()
+	hung := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_info", Arguments: map[string]any{"path": "/s3/a.txt"}})
+		if err == nil && !res.IsError {
+			err = errAnswered
+		}
+		hung <- err
+	}()
+	select {
+	case <-srv.arrived:
+	case <-time.After(exitDeadline):
+		t.Fatalf("the call on the hung mount never reached its server\nstderr:\n%s", stderr.String())
+	}
+	if text := callOK(t, ctx, cs, "read_file", map[string]any{"path": "/ws/a.txt"}); !strings.Contains(text, "hello") {
+		t.Errorf("read on the other mount while one hangs: %q", text)
+	}
+	select {
+	case err := <-hung:
+		if err == errAnswered {
+			t.Fatalf("the call on the hung mount succeeded")
+		}
+		t.Logf("the call on the hung mount ended after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	case <-time.After(exitDeadline):
+		t.Fatalf("the call on the hung mount did not end within %v\nstderr:\n%s", exitDeadline, stderr.String())
+	}
+}
+
+// errAnswered marks a call on a hung mount that succeeded.
+var errAnswered = errors.New("answered")
+
+// pendingWrite watches dir for the temporary file a write fills before it
+// commits, and returns a channel closed when the first bytes are written
+// to it: the commit, and its wait for the directory lock, come next.
+func pendingWrite(t *testing.T, dir string) <-chan struct{} {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_MODIFY); err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "inotify")
+	t.Cleanup(func() { f.Close() })
+	seen := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			if err != nil {
+				return
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= n; {
+				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+				if strings.HasPrefix(name, ".fencefs-") {
+					close(seen)
+					return
+				}
+				off += unix.SizeofInotifyEvent + int(ev.Len)
+			}
+		}
+	}()
+	return seen
+}
+
+// holdLock takes the lock a fencefs writer (in any process) takes on dir
+// while it commits, until the test ends.
+func holdLock(t *testing.T, dir string) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if err := unix.Flock(fd, unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCallEndsOnSignal runs a write that waits for a directory lock held
+// elsewhere and signals the process: it exits, and the file is unchanged.
+func TestCallEndsOnSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			holdLock(t, f.root)
+			pending := pendingWrite(t, f.root)
+			before := snapshot(t, f.root)
+			cmd := exec.Command(binary, "call", "--root", f.root, "write_file", `{"path":"a.txt","content":"changed\n"}`)
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-pending:
+			case err := <-exited:
+				t.Fatalf("the write ended (%v) while the lock was held\nstderr:\n%s", err, stderr.String())
+			case <-time.After(exitDeadline):
+				cmd.Process.Kill()
+				t.Fatalf("the write never started")
+			}
+			cmd.Process.Signal(sig)
+			select {
+			case <-exited:
+			case <-time.After(exitDeadline):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("fencefs call did not exit within %v of %v", exitDeadline, sig)
+			}
+			if cmd.ProcessState.ExitCode() != exitFatal || !strings.Contains(stderr.String(), "stopped by a signal") {
+				t.Errorf("exit %v, stderr %q; want exit 1 saying it was stopped", cmd.ProcessState, stderr.String())
+			}
+			assertSnapshot(t, f.root, before)
+		})
+	}
+}
+
+// assertSnapshot fails unless dir is as before.
+func assertSnapshot(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	after := snapshot(t, dir)
+	for p, v := range before {
+		if after[p] != v {
+			t.Errorf("%s changed: %q", p, after[p])
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s appeared", p)
+		}
+	}
+}
+
+// TestServeCancelledCall calls write_file over MCP on a directory whose
+// lock is held elsewhere and cancels the call from the client: the SDK
+// client sends notifications/cancelled, the server's handler sees its
+// context end, the write gives up, and the file is as before. A second
+// server bounds every call with --call-timeout, and the model is told.
+func TestServeCancelledCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	holdLock(t, f.root)
+	before := snapshot(t, f.root)
+	cmd := exec.Command(binary, "serve", "--root", f.root, "--log-level", "debug")
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := make(chan string, 1)
+	var stderr syncBuffer
+	go func() {
+		sc := bufio.NewScanner(stderrPipe)
+		for sc.Scan() {
+			stderr.Write([]byte(sc.Text() + "\n"))
+			if strings.Contains(sc.Text(), "tool call failed") && strings.Contains(sc.Text(), "context canceled") {
+				select {
+				case cancelled <- sc.Text():
+				default:
+				}
+			}
+		}
+	}()
+	ctx := t.Context()
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	pending := pendingWrite(t, f.root)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "a.txt", "content": "changed\n"}})
+		done <- err
+	}()
+	select {
+	case <-pending:
+	case err := <-done:
+		t.Fatalf("the write ended (%v) while the lock was held", err)
+	case <-time.After(exitDeadline):
+		t.Fatalf("the write never started\nstderr:\n%s", stderr.String())
+	}
+	cancel()
+	<-done
+	select {
+	case line := <-cancelled:
+		t.Logf("server: %s", line)
+	case <-time.After(exitDeadline):
+		t.Fatalf("the server's handler did not end within %v of notifications/cancelled\nstderr:\n%s", exitDeadline, stderr.String())
+	}
+	assertSnapshot(t, f.root, before)
+	// The session goes on serving.
+	callOK(t, ctx, cs, "read_file", map[string]any{"path": "a.txt"})
+
+	// --call-timeout ends the same write by itself, with a result the
+	// model can act on.
+	cs2, _ := startServer(t, "", "--root", f.root, "--call-timeout", "300ms")
+	text := callRefused(t, ctx, cs2, "write_file", map[string]any{"path": "a.txt", "content": "changed\n"})
+	if !strings.Contains(text, "did not finish within 300ms") {
+		t.Errorf("timed-out write: %q", text)
+	}
+	assertSnapshot(t, f.root, before)
+}
