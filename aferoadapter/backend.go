@@ -78,6 +78,7 @@ func New(fsys afero.Fs) *FS {
 		EmptyDirs:           true,
 		SpecialFiles:        disk,
 		AtomicPreconditions: true,
+		AtomicRemove:        true,
 	}
 	switch fsys.(type) {
 	case *afero.MemMapFs:

@@ -149,17 +149,17 @@ func TestCapabilities(t *testing.T) {
 		want backend.Capabilities
 	}{
 		{"MemMapFs", afero.NewMemMapFs(), backend.Capabilities{
-			Name: "afero", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true,
+			Name: "afero", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true,
 		}},
 		{"BasePathFs over MemMapFs", afero.NewBasePathFs(afero.NewMemMapFs(), "/base"), backend.Capabilities{
-			Name: "afero", ModTimes: true, EmptyDirs: true, AtomicPreconditions: true,
+			Name: "afero", ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRemove: true,
 		}},
 		{"ReadOnlyFs over MemMapFs", afero.NewReadOnlyFs(afero.NewMemMapFs()), backend.Capabilities{
-			Name: "afero", ReadOnly: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true,
+			Name: "afero", ReadOnly: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRemove: true,
 		}},
 		{"BasePathFs over OsFs", afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), backend.Capabilities{
 			Name: "afero", Symlinks: true, ModeBits: true, ModTimes: true, EmptyDirs: true, SpecialFiles: true,
-			AtomicPreconditions: true, AtomicRename: true, MaxNameBytes: 255,
+			AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true, MaxNameBytes: 255,
 		}},
 	}
 	for _, tt := range tests {

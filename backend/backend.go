@@ -205,10 +205,17 @@ type Capabilities struct {
 	// AtomicPreconditions: CreateOnly and MatchHash/MatchVersion are
 	// checked atomically with the commit, so of several writers presenting
 	// the same precondition at most one commits; the same holds for the
-	// preconditions of Remove, Rename and Copy.
+	// target preconditions of Rename and Copy (see AtomicRemove for
+	// Remove).
 	AtomicPreconditions bool
 	// Versions: FileInfo.Version is set and Precondition.MatchVersion works.
 	Versions bool
+	// AtomicRemove: a precondition of Remover.Remove is checked in one
+	// step with the removal, so a MatchHash removal and a write holding
+	// the same hash cannot both succeed (false on S3, where servers such
+	// as versitygw evaluate a conditional DeleteObject apart from a
+	// concurrent PutObject, and on SFTP).
+	AtomicRemove bool
 	// AtomicRename: Renamer.Rename is one step, so observers see the
 	// source or the target, never both or neither (false on S3, which
 	// copies then deletes).

@@ -115,6 +115,7 @@ func (f *FS) Capabilities() backend.Capabilities {
 		SpecialFiles:        true,
 		AtomicPreconditions: true,
 		AtomicRename:        true,
+		AtomicRemove:        true,
 		MaxNameBytes:        maxNameBytes,
 	}
 }

@@ -209,7 +209,7 @@ func TestCapabilities(t *testing.T) {
 	f, _ := newTestFS(t, openers()[0])
 	want := backend.Capabilities{
 		Name: "local", Symlinks: true, ModeBits: true, ModTimes: true, EmptyDirs: true,
-		SpecialFiles: true, AtomicPreconditions: true, AtomicRename: true, MaxNameBytes: 255,
+		SpecialFiles: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true, MaxNameBytes: 255,
 	}
 	if got := f.Capabilities(); got != want {
 		t.Fatalf("Capabilities() = %+v, want %+v", got, want)

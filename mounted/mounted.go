@@ -85,7 +85,7 @@ func (m *FS) Capabilities() backend.Capabilities {
 		if i == 0 {
 			c.Symlinks, c.ModeBits, c.ModTimes, c.EmptyDirs = cc.Symlinks, cc.ModeBits, cc.ModTimes, cc.EmptyDirs
 			c.SpecialFiles, c.AtomicPreconditions, c.Versions = cc.SpecialFiles, cc.AtomicPreconditions, cc.Versions
-			c.AtomicRename = cc.AtomicRename
+			c.AtomicRename, c.AtomicRemove = cc.AtomicRename, cc.AtomicRemove
 		} else {
 			c.Symlinks = c.Symlinks && cc.Symlinks
 			c.ModeBits = c.ModeBits && cc.ModeBits
@@ -95,6 +95,7 @@ func (m *FS) Capabilities() backend.Capabilities {
 			c.AtomicPreconditions = c.AtomicPreconditions && cc.AtomicPreconditions
 			c.Versions = c.Versions && cc.Versions
 			c.AtomicRename = c.AtomicRename && cc.AtomicRename
+			c.AtomicRemove = c.AtomicRemove && cc.AtomicRemove
 		}
 		if cc.MaxNameBytes > 0 && (c.MaxNameBytes == 0 || cc.MaxNameBytes < c.MaxNameBytes) {
 			c.MaxNameBytes = cc.MaxNameBytes

@@ -502,7 +502,7 @@ func TestCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = backend.Capabilities{Name: "mounted", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true}
+	want = backend.Capabilities{Name: "mounted", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true}
 	if got := two.Capabilities(); got != want {
 		t.Errorf("Capabilities() = %+v, want %+v", got, want)
 	}

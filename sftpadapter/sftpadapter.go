@@ -370,6 +370,7 @@ func (f *FS) Capabilities() backend.Capabilities {
 		ModTimes:     true,
 		EmptyDirs:    true,
 		SpecialFiles: true,
+		AtomicRename: true,
 		MaxNameBytes: 255,
 	}
 }
