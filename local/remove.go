@@ -41,12 +41,12 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		return pathError(op, name, err)
 	}
 	defer unix.Close(dirfd)
-	unlock, err := lockDirs(dirfd, dirfd)
+	unlock, err := lockDirs(ctx, dirfd, dirfd)
 	if err != nil {
 		return pathError(op, name, err)
 	}
 	defer unlock()
-	if err := removeAt(dirfd, base, opts.Precondition); err != nil {
+	if err := removeAt(ctx, dirfd, base, opts.Precondition); err != nil {
 		return removeError(op, name, err)
 	}
 	if err := ignoringEINTR(func() error { return unix.Fsync(dirfd) }); err != nil {
@@ -55,15 +55,19 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 	return nil
 }
 
-// removeAt checks pre against base in dirfd and unlinks it. The caller
-// holds the directory's lock.
-func removeAt(dirfd int, base string, pre backend.Precondition) error {
+// removeAt checks pre against base in dirfd and unlinks it, unless ctx
+// ended meanwhile (hashing a large file takes a while). The caller holds
+// the directory's lock.
+func removeAt(ctx context.Context, dirfd int, base string, pre backend.Precondition) error {
 	var st unix.Stat_t
 	if err := fstatat(dirfd, base, &st); err != nil {
 		return err
 	}
 	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
 	if err := matchAt(dirfd, base, &st, pre); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	flags := 0
@@ -106,10 +110,10 @@ func removeError(op, name string, err error) error {
 }
 
 // lockDirs takes the exclusive flock that commits take on a target's
-// directory, on one or two directories. Two different directories are
+// directory (lockDir, waiting until ctx ends), on one or two directories. Two different directories are
 // locked in the order of their device and inode numbers, so two renames
 // between the same directories in opposite directions cannot deadlock.
-func lockDirs(a, b int) (unlock func(), err error) {
+func lockDirs(ctx context.Context, a, b int) (unlock func(), err error) {
 	fds := []int{a}
 	if a != b {
 		var sa, sb unix.Stat_t
@@ -128,7 +132,7 @@ func lockDirs(a, b int) (unlock func(), err error) {
 		}
 	}
 	for i, fd := range fds {
-		if err := ignoringEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX) }); err != nil {
+		if err := lockDir(ctx, fd); err != nil {
 			for _, held := range fds[:i] {
 				unix.Flock(held, unix.LOCK_UN)
 			}

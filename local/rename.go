@@ -49,12 +49,12 @@ func (f *FS) Rename(ctx context.Context, from, to string, opts backend.RenameOpt
 		return pathError(op, to, err)
 	}
 	defer unix.Close(tfd)
-	unlock, err := lockDirs(sfd, tfd)
+	unlock, err := lockDirs(ctx, sfd, tfd)
 	if err != nil {
 		return pathError(op, from, err)
 	}
 	defer unlock()
-	if err := renameAt(sfd, sbase, tfd, tbase, opts, from == to); err != nil {
+	if err := renameAt(ctx, sfd, sbase, tfd, tbase, opts, from == to); err != nil {
 		if se, ok := err.(sourceError); ok {
 			return pathError(op, from, se.err)
 		}
@@ -70,10 +70,10 @@ func (f *FS) Rename(ctx context.Context, from, to string, opts backend.RenameOpt
 	return nil
 }
 
-// renameAt checks both preconditions and renames. The caller holds the
-// locks of both directories. Errors about the source come as an
+// renameAt checks both preconditions and renames, unless ctx ended
+// meanwhile. The caller holds the locks of both directories. Errors about the source come as an
 // *fs.PathError naming it; the others are bare, about the target.
-func renameAt(sfd int, sbase string, tfd int, tbase string, opts backend.RenameOptions, same bool) error {
+func renameAt(ctx context.Context, sfd int, sbase string, tfd int, tbase string, opts backend.RenameOptions, same bool) error {
 	var sst unix.Stat_t
 	if err := fstatat(sfd, sbase, &sst); err != nil {
 		return sourceError{err}
@@ -111,6 +111,9 @@ func renameAt(sfd int, sbase string, tfd int, tbase string, opts backend.RenameO
 		if err := matchAt(tfd, tbase, &tst, pre); err != nil {
 			return err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if exists {
 		return unix.Renameat(sfd, sbase, tfd, tbase)
