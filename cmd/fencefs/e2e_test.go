@@ -412,6 +412,26 @@ type httpServe struct {
 	cmd            *exec.Cmd
 	exited         chan error
 	stdout, stderr *syncBuffer
+	// logged receives the server's stderr lines, as far as a reader
+	// keeps up (see waitLog).
+	logged chan string
+}
+
+// waitLog waits until the server logs a line containing want.
+func (h *httpServe) waitLog(t *testing.T, want string) string {
+	t.Helper()
+	timer := time.NewTimer(exitDeadline)
+	defer timer.Stop()
+	for {
+		select {
+		case l := <-h.logged:
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-timer.C:
+			t.Fatalf("the server did not log %q within %v\nstderr:\n%s", want, exitDeadline, h.stderr.String())
+		}
+	}
 }
 
 // startHTTPServe starts `fencefs serve --http` on f's root with every
@@ -424,7 +444,7 @@ func startHTTPServe(t *testing.T, f fixture, args ...string) *httpServe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &httpServe{cmd: cmd, exited: make(chan error, 1), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	h := &httpServe{cmd: cmd, exited: make(chan error, 1), stdout: &syncBuffer{}, stderr: &syncBuffer{}, logged: make(chan string, 4096)}
 	cmd.Stdout = h.stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -439,6 +459,10 @@ func startHTTPServe(t *testing.T, f fixture, args ...string) *httpServe {
 		sc := bufio.NewScanner(stderrPipe)
 		for sc.Scan() {
 			fmt.Fprintln(h.stderr, sc.Text())
+			select {
+			case h.logged <- sc.Text():
+			default:
+			}
 			if m := urlPattern.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:

@@ -62,14 +62,16 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 				// for the protocol versions the server speaks.
 				return shared
 			}
-			set, err := ns.newSet()
-			if err != nil {
+			server := shared
+			if set, err := ns.newSet(); err != nil {
 				// The same options built ns.set: this does not happen.
 				logger.Error("new session: the shared tool set serves it", "err", err)
-				return shared
+			} else {
+				server = sessionServer(set)
 			}
-			return sessionServer(set)
-		}, s.HTTP, logger)
+			recordServer(req, server)
+			return server
+		}, s, logger)
 	} else {
 		err = serveStdio(ctx, sessionServer(ns.set), stdin, stdout, logger)
 	}
@@ -188,30 +190,45 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// serveHTTP serves streamable HTTP on addr at /mcp until ctx ends;
+// serveHTTP serves streamable HTTP on s.HTTP at /mcp until ctx ends;
 // getServer gives the server of a request (see
-// mcp.NewStreamableHTTPHandler).
-func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, addr string, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
+// mcp.NewStreamableHTTPHandler) and records a new session's server with
+// recordServer.
+//
+// Hostile clients are bounded four ways. Sessions idle for
+// s.SessionTimeout are closed, and at most s.MaxSessions are open at once.
+// A request's headers and body must arrive within s.HTTPTimeout, after
+// which the connection's read deadline is lifted: net/http cancels a
+// request whose connection read times out, and a tool call or an event
+// stream legitimately lasts longer. Each write of an answer must go
+// through within s.HTTPTimeout, renewed before every write, so a client
+// that stops reading is dropped while a long call or an idle event stream
+// is not cut.
+func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, s *config.Settings, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", s.HTTP)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
 	handler := mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{Logger: logger})
+		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(handler))
+	limit := &sessionLimit{max: s.MaxSessions, logger: logger}
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(limit.handler(handler)))
 	// Requests run under base, so that stopping also ends the long-lived
 	// event streams that would otherwise hold Shutdown until its timeout.
 	base, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRequests()
 	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           progressDeadlines(mux, s.HTTPTimeout),
+		ReadHeaderTimeout: s.HTTPTimeout,
+		ReadTimeout:       s.HTTPTimeout,
+		WriteTimeout:      s.HTTPTimeout,
+		IdleTimeout:       httpIdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	logger.Info("serving MCP over streamable HTTP", "url", url)
+	logger.Info("serving MCP over streamable HTTP", "url", url, "max_sessions", s.MaxSessions, "session_timeout", s.SessionTimeout)
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		logger.Warn("the endpoint has no authentication: anyone who can reach it can use the tools; bind to 127.0.0.1 or put it behind an authenticating proxy", "url", url)
 	}
@@ -232,3 +249,7 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, a
 	<-served
 	return nil
 }
+
+// httpIdleTimeout closes a keep-alive connection without a request for
+// that long; a client opens a new one at no cost.
+const httpIdleTimeout = 2 * time.Minute

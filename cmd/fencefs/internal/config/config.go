@@ -65,6 +65,9 @@ type Settings struct {
 	SessionTimeout time.Duration
 	// MaxSessions bounds the number of open HTTP sessions (serve only).
 	MaxSessions int
+	// HTTPTimeout bounds the arrival of an HTTP request (headers and
+	// body) and each write of an answer (serve only).
+	HTTPTimeout time.Duration
 	// Skills are the roots whose skills serve offers as MCP prompts and
 	// the skills command lists, in precedence order (serve and skills
 	// only). Each is written as a tool path from the namespace root.
@@ -97,6 +100,7 @@ func Defaults() Settings {
 		StorageTimeout: DefaultStorageTimeout,
 		SessionTimeout: DefaultSessionTimeout,
 		MaxSessions:    DefaultMaxSessions,
+		HTTPTimeout:    DefaultHTTPTimeout,
 	}
 }
 
@@ -111,6 +115,9 @@ const (
 	// DefaultMaxSessions bounds the open HTTP sessions; each holds about
 	// 100 KB.
 	DefaultMaxSessions = 1000
+	// DefaultHTTPTimeout bounds the arrival of an HTTP request and each
+	// write of an answer.
+	DefaultHTTPTimeout = 30 * time.Second
 )
 
 // defaultsFor returns the defaults of cmd: the one-shot commands log
@@ -325,6 +332,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
 		{name: "max-sessions", arg: "N", usage: "refuse a new HTTP session while N are open (default 1000)", value: intValue{&s.MaxSessions, 1}, only: []string{"serve"}},
+		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
 	}

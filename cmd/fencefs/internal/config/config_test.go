@@ -55,9 +55,9 @@ func TestParse(t *testing.T) {
 			settings(func(s *Settings) {
 				s.Mounts = []Mount{{Name: "A-b_c.1", Spec: ref.Spec}, {Name: strings.Repeat("a", 64), Spec: ws.Spec}}
 			}), []string{}},
-		{"deadlines and sessions", "serve", []string{"--call-timeout", "2m", "--storage-timeout", "5s", "--session-timeout", "1h", "--max-sessions", "3"},
+		{"deadlines and sessions", "serve", []string{"--call-timeout", "2m", "--storage-timeout", "5s", "--session-timeout", "1h", "--max-sessions", "3", "--http-timeout", "7s"},
 			settings(func(s *Settings) {
-				s.CallTimeout, s.StorageTimeout, s.SessionTimeout, s.MaxSessions = 2*time.Minute, 5*time.Second, time.Hour, 3
+				s.CallTimeout, s.StorageTimeout, s.SessionTimeout, s.MaxSessions, s.HTTPTimeout = 2*time.Minute, 5*time.Second, time.Hour, 3, 7*time.Second
 			}), []string{}},
 		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
 			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
@@ -127,6 +127,8 @@ func TestParseErrors(t *testing.T) {
 		{"serve", []string{"--call-timeout", "0s"}, "--call-timeout: must be > 0, got 0s"},
 		{"call", []string{"--session-timeout", "1m"}, "--session-timeout: unknown flag"},
 		{"serve", []string{"--max-sessions", "0"}, "--max-sessions: must be > 0"},
+		{"serve", []string{"--http-timeout", "-1s"}, "--http-timeout: must be > 0"},
+		{"call", []string{"--http-timeout", "1s"}, "--http-timeout: unknown flag"},
 		{"serve", []string{"--root", "/x", "--mount", "ws=local:/x"}, "--root: cannot be combined with --mount"},
 		{"serve", []string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, "--config: open "},
 	}
