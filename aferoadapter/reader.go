@@ -106,10 +106,15 @@ func (a *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 		return nil, pathErr(op, dir, err)
 	}
 	entries := make([]backend.DirEntry, 0, len(infos))
+	seen := make(map[string]bool, len(infos))
 	for _, fi := range infos {
-		if fi.Mode().IsRegular() && tempName.MatchString(fi.Name()) {
+		// MemMapFs's entries read their name when asked, so a temporary
+		// file renamed over the target during the listing shows up with
+		// the target's name twice; a directory holds each name once.
+		if seen[fi.Name()] || fi.Mode().IsRegular() && tempName.MatchString(fi.Name()) {
 			continue
 		}
+		seen[fi.Name()] = true
 		entries = append(entries, backend.DirEntry{Name: fi.Name(), Type: fi.Mode().Type(), Size: size(fi), ModTime: fi.ModTime()})
 	}
 	return entries, nil

@@ -22,6 +22,7 @@ func (s *suite) atomicityTests() []testCase {
 		{"PendingWriteNotListed", s.testPendingNotListed},
 		{"NoTempFilesAfterCommit", s.testNoTempAfterCommit},
 		{"CloseAfterCommit", s.testCloseAfterCommit},
+		{"DirectoryAppearsBeforeCommit", s.testDirAppearsBeforeCommit},
 		{"ConcurrentReadersSeeWholeContent", s.testConcurrentReaders},
 		{"ConcurrentWritersLastWins", s.testConcurrentWriters},
 	}
@@ -198,12 +199,11 @@ func alternating() [2][]byte {
 	}
 }
 
-// concurrentRounds is how many replacements the concurrency tests make.
-const concurrentRounds = 40
-
 // testConcurrentReaders runs readers against two writers that replace a
-// file with two full contents in turn; every read must see one of them
-// whole.
+// file with two full contents in turn, RunOptions.ConcurrentRounds times.
+// Every read must see one of them whole, every Stat one of their sizes,
+// and every listing the file exactly once: a replacement that removes the
+// old file before the new one is in place shows up as a missing file.
 func (s *suite) testConcurrentReaders(t *testing.T) {
 	e := s.setup(t)
 	w := e.writer()
@@ -213,32 +213,29 @@ func (s *suite) testConcurrentReaders(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	var reads atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for range 2 {
-		wg.Go(func() {
+	var observed atomic.Int64
+	var readers sync.WaitGroup
+	observers := replaceObservers()
+	errs := make(chan error, len(observers))
+	for _, observe := range observers {
+		readers.Go(func() {
 			for ctx.Err() == nil {
-				data, err := backend.ReadFile(ctx, e.b, name)
-				if err != nil {
+				if err := observe(ctx, e, name, contents); err != nil {
 					if ctx.Err() == nil {
-						errs <- fmt.Errorf("reading while a writer replaces the file: %w", err)
+						errs <- err
 					}
 					return
 				}
-				if !bytes.Equal(data, contents[0]) && !bytes.Equal(data, contents[1]) {
-					errs <- fmt.Errorf("a reader saw %s, which is neither full content", describe(data))
-					return
-				}
-				reads.Add(1)
+				observed.Add(1)
 			}
 		})
 	}
+	rounds := s.opts.ConcurrentRounds
 	var writers sync.WaitGroup
 	writeErrs := make([]error, 2)
 	for k := range 2 {
 		writers.Go(func() {
-			for i := range concurrentRounds / 2 {
+			for i := range rounds / 2 {
 				if err := writeOnce(e.ctx, w, name, contents[(i+k+1)%2], backend.WriteOptions{}); err != nil {
 					writeErrs[k] = fmt.Errorf("writer %d, write #%d: %w", k, i, err)
 					return
@@ -248,7 +245,7 @@ func (s *suite) testConcurrentReaders(t *testing.T) {
 	}
 	writers.Wait()
 	cancel()
-	wg.Wait()
+	readers.Wait()
 	close(errs)
 	if err := errors.Join(writeErrs...); err != nil {
 		t.Error(err)
@@ -256,12 +253,59 @@ func (s *suite) testConcurrentReaders(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	t.Logf("%d whole reads during %d replacements", reads.Load(), concurrentRounds)
+	t.Logf("%d whole observations during %d replacements", observed.Load(), rounds)
 	got := e.read(name)
 	if !bytes.Equal(got, contents[0]) && !bytes.Equal(got, contents[1]) {
 		t.Errorf("after the writers finished %q holds %s, which is neither full content", name, describe(got))
 	}
 	e.wantRaw(name)
+}
+
+// replaceObservers look at a file while it is being replaced, each
+// returning an error when what it saw is neither content whole. Two read,
+// since a torn read is the likeliest gap.
+func replaceObservers() []func(ctx context.Context, e *env, name string, contents [2][]byte) error {
+	return []func(ctx context.Context, e *env, name string, contents [2][]byte) error{
+		observeRead, observeRead, observeStat, observeList,
+	}
+}
+
+func observeRead(ctx context.Context, e *env, name string, contents [2][]byte) error {
+	data, err := backend.ReadFile(ctx, e.b, name)
+	if err != nil {
+		return fmt.Errorf("reading while a writer replaces the file: %w", err)
+	}
+	if !bytes.Equal(data, contents[0]) && !bytes.Equal(data, contents[1]) {
+		return fmt.Errorf("a reader saw %s, which is neither full content", describe(data))
+	}
+	return nil
+}
+
+func observeStat(ctx context.Context, e *env, name string, contents [2][]byte) error {
+	fi, err := backend.Stat(ctx, e.b, name)
+	if err != nil {
+		return fmt.Errorf("Stat while a writer replaces the file: %w", err)
+	}
+	if !fi.IsRegular() || (fi.Size != int64(len(contents[0])) && fi.Size != int64(len(contents[1]))) {
+		return fmt.Errorf("Stat while a writer replaces the file = %+v, want a regular file of %d or %d bytes", fi, len(contents[0]), len(contents[1]))
+	}
+	return nil
+}
+
+func observeList(ctx context.Context, e *env, name string, contents [2][]byte) error {
+	dir, base := backend.Split(name)
+	entries, err := e.b.List(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("List while a writer replaces a file in it: %w", err)
+	}
+	var seen []string
+	for _, en := range entries {
+		seen = append(seen, en.Name)
+	}
+	if len(seen) != 1 || seen[0] != base {
+		return fmt.Errorf("List(%q) while a writer replaces %q = %q, want only %q", dir, base, seen, base)
+	}
+	return nil
 }
 
 // testConcurrentWriters runs writers without preconditions that replace
@@ -280,7 +324,7 @@ func (s *suite) testConcurrentWriters(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			for range concurrentRounds / n {
+			for range max(s.opts.ConcurrentRounds/n, 1) {
 				if err := writeOnce(e.ctx, w, name, contents[i], backend.WriteOptions{}); err != nil {
 					errs[i] = err
 					return

@@ -12,7 +12,7 @@ import (
 // bugEnv names the deliberate defect TestBrokenMem runs with.
 const bugEnv = "FENCEFS_CONFORMANCE_BUG"
 
-// TestBrokenMem runs the suite on a memBackend with the defect named by
+// TestBrokenMem runs the suite on a brokenFS with the defect named by
 // bugEnv. It only runs as a subprocess of TestSuiteCatchesBugs, which
 // expects it to fail.
 func TestBrokenMem(t *testing.T) {
@@ -20,7 +20,7 @@ func TestBrokenMem(t *testing.T) {
 	if bug == "" {
 		t.Skipf("skipped: runs only as a subprocess of TestSuiteCatchesBugs (%s unset)", bugEnv)
 	}
-	conformance.RunWith(t, memHarness{bug: bug}, conformance.RunOptions{LargeFileSize: 1 << 20})
+	conformance.RunWith(t, brokenHarness{bug: bug}, conformance.RunOptions{LargeFileSize: 1 << 20})
 }
 
 // TestSuiteCatchesBugs checks that the suite fails, in the expected test,
@@ -46,6 +46,9 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{"list-dup", "Walk/EveryEntryOnce"},
 		{"mode-reset", "ModeBits/ReplacementKeepsMode"},
 		{"ignore-cancel", "Context/CancelBeforeCommitKeepsOld"},
+		{"ignore-cancel-read", "Context/CancelledOpenRead"},
+		{"reopen-fresh", "Reopen/CommitSeenByOther"},
+		{"reopen-fresh", "Reopen/ConcurrentCreateOnlyAcrossValues"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bug+"/"+tt.run, func(t *testing.T) {

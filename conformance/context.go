@@ -12,7 +12,55 @@ func (s *suite) contextTests() []testCase {
 		{"CancelBeforeCommitKeepsOld", s.testCancelKeepsOld},
 		{"CancelBeforeCommitCreatesNothing", s.testCancelCreatesNothing},
 		{"CancelledBeforeOpenWrite", s.testCancelledOpen},
+		{"CancelledOpenRead", s.testCancelledRead},
+		{"CancelledStat", s.testCancelledStat},
+		{"CancelledList", s.testCancelledList},
 	}
+}
+
+// cancelled returns a context that is already cancelled.
+func (e *env) cancelled() context.Context {
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	return ctx
+}
+
+// The read calls below must notice a cancelled context before they touch
+// storage, so a caller past its deadline is not served a late answer.
+
+func (s *suite) testCancelledRead(t *testing.T) {
+	e := s.setup(t)
+	e.requireArrange()
+	e.put("f", []byte("content"))
+	r, err := e.b.OpenRead(e.cancelled(), e.p("f"))
+	if err == nil {
+		_, err = readAll(r)
+	}
+	wantErr(t, "OpenRead and read under a cancelled context", err, context.Canceled)
+}
+
+func (s *suite) testCancelledStat(t *testing.T) {
+	e := s.setup(t)
+	e.requireArrange()
+	e.put("f", []byte("content"))
+	fi, err := backend.Stat(e.cancelled(), e.b, e.p("f"))
+	if err == nil {
+		t.Errorf("Stat under a cancelled context = %+v, nil; want an error matching context.Canceled", fi)
+		return
+	}
+	wantErr(t, "Stat under a cancelled context", err, context.Canceled)
+}
+
+func (s *suite) testCancelledList(t *testing.T) {
+	e := s.setup(t)
+	e.requireArrange()
+	e.put("f", []byte("content"))
+	entries, err := e.b.List(e.cancelled(), e.p("."))
+	if err == nil {
+		t.Errorf("List under a cancelled context = %v, nil; want an error matching context.Canceled", entries)
+		return
+	}
+	wantErr(t, "List under a cancelled context", err, context.Canceled)
 }
 
 // cancelledWrite writes data to the storage path name under a context

@@ -81,3 +81,13 @@ type Seeder interface {
 	// SeedDir creates the directory dir and its missing parents.
 	SeedDir(ctx context.Context, t *testing.T, b backend.Backend, dir string)
 }
+
+// Reopener makes a second backend over the storage of one made by
+// MakeBackend, as a second server over the same bucket or directory would
+// be, so the suite can check that what one value commits the other reads
+// and that preconditions hold across both.
+type Reopener interface {
+	// Reopen returns a new backend value over b's storage, with the same
+	// root. The harness registers any cleanup with t.Cleanup.
+	Reopen(ctx context.Context, t *testing.T, b backend.Backend) backend.Backend
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sync"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -23,6 +22,7 @@ func (s *suite) preconditionTests() []testCase {
 		{"MatchHashKeepsMissingParent", s.testMatchHashMissingParent},
 		{"MatchVersionCurrent", s.testMatchVersionCurrent},
 		{"MatchVersionStale", s.testMatchVersionStale},
+		{"MatchVersionMissing", s.testMatchVersionMissing},
 		{"ConcurrentMatchHashOneWinner", s.testConcurrentMatchHash},
 		{"ConcurrentCreateOnlyOneWinner", s.testConcurrentCreateOnly},
 	}
@@ -170,27 +170,11 @@ func (e *env) requireAtomicPreconditions() {
 	}
 }
 
-// race opens one write per content with pre, writes them all, and then
-// commits them all at once. It returns each writer's commit error.
+// race commits one write per content at once through w, all with pre,
+// and returns each commit's error.
 func (e *env) race(w backend.Writer, name string, contents [][]byte, pre backend.Precondition) []error {
 	e.t.Helper()
-	writers := make([]backend.FileWriter, len(contents))
-	for i, c := range contents {
-		writers[i] = e.openWrite(w, name, backend.WriteOptions{Precondition: pre})
-		e.mustWrite(writers[i], c)
-	}
-	errs := make([]error, len(contents))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, fw := range writers {
-		wg.Go(func() {
-			<-start
-			errs[i] = fw.Commit()
-		})
-	}
-	close(start)
-	wg.Wait()
-	return errs
+	return e.raceAcross([]backend.Writer{w}, name, contents, pre)
 }
 
 // wantOneWinner checks that exactly one racing writer committed, that the

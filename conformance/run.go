@@ -42,6 +42,10 @@ const DefaultLargeFileSize = 64 << 20
 // tests unless RunOptions says otherwise.
 const DefaultConcurrentWriters = 8
 
+// DefaultConcurrentRounds is how many replacements the concurrency tests
+// make unless RunOptions says otherwise.
+const DefaultConcurrentRounds = 200
+
 // RunOptions tune the suite for slow or remote backends. The zero value
 // runs the full suite at its default sizes.
 type RunOptions struct {
@@ -57,6 +61,21 @@ type RunOptions struct {
 	// as a mounted namespace, passes a directory that can (a mount name).
 	// The directory must be empty, or missing and creatable by a write.
 	Dir string
+	// ConcurrentRounds is how many replacements the concurrency tests
+	// make; 0 means DefaultConcurrentRounds. More rounds make a rare
+	// visibility gap likelier to show.
+	ConcurrentRounds int
+	// ExpectedSkips lists the tests this backend and harness are expected
+	// to skip, as path.Match patterns of test names below the run
+	// ("Symlinks/*", "Atomicity/AbandonKeepsOld/Leftovers"). When it is
+	// not nil, a skip it does not name fails that test, and a pattern that
+	// matches no skip fails the run, so a harness that stops declaring an
+	// ability cannot go quietly green. A nil list leaves skips unchecked;
+	// an empty one requires that nothing skips.
+	ExpectedSkips []string
+	// RequireAbilities names the optional harness abilities the run needs;
+	// a harness without one of them fails the run at its start.
+	RequireAbilities []Ability
 }
 
 func (o RunOptions) withDefaults() RunOptions {
@@ -68,6 +87,9 @@ func (o RunOptions) withDefaults() RunOptions {
 	}
 	if o.Dir == "" {
 		o.Dir = "."
+	}
+	if o.ConcurrentRounds <= 0 {
+		o.ConcurrentRounds = DefaultConcurrentRounds
 	}
 	return o
 }
@@ -87,20 +109,16 @@ func RunWith(t *testing.T, h Harness, opts RunOptions) {
 	if !backend.ValidPath(opts.Dir) {
 		t.Fatalf("RunOptions.Dir %q is not a canonical storage path", opts.Dir)
 	}
-	s := &suite{h: h, opts: opts}
-	for _, g := range s.groups() {
-		t.Run(g.name, func(t *testing.T) {
-			for _, c := range g.cases {
-				t.Run(c.name, func(t *testing.T) { c.fn(t) })
-			}
-		})
-	}
+	requireAbilities(t, h, opts.RequireAbilities)
+	s := &suite{h: h, opts: opts, skips: newSkipCheck(t, opts.ExpectedSkips)}
+	runGroups(t, s.skips, s.groups())
 }
 
 // suite carries the harness and options to every test.
 type suite struct {
-	h    Harness
-	opts RunOptions
+	h     Harness
+	opts  RunOptions
+	skips *skipCheck
 }
 
 type testCase struct {
@@ -131,6 +149,7 @@ func (s *suite) groups() []group {
 		{"Walk", s.walkTests()},
 		{"Context", s.contextTests()},
 		{"ReadOnly", s.readOnlyTests()},
+		{"Reopen", s.reopenTests()},
 		{"FSView", s.fsViewTests()},
 	}
 }

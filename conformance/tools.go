@@ -42,6 +42,12 @@ type ToolsOptions struct {
 	// mounts, passes a mount name. The directory must be empty, or missing
 	// and creatable.
 	Dir string
+	// ExpectedSkips lists the scenarios expected to skip, as
+	// RunOptions.ExpectedSkips does for Run.
+	ExpectedSkips []string
+	// RequireAbilities names the harness abilities the run needs, as
+	// RunOptions.RequireAbilities does for Run.
+	RequireAbilities []Ability
 }
 
 // RunTools runs the tool-level suite against the backends h makes, in
@@ -61,14 +67,9 @@ func RunToolsWith(t *testing.T, h Harness, opts ToolsOptions) {
 	if !backend.ValidPath(opts.Dir) {
 		t.Fatalf("ToolsOptions.Dir %q is not a canonical storage path", opts.Dir)
 	}
+	requireAbilities(t, h, opts.RequireAbilities)
 	s := &toolSuite{h: h, opts: opts}
-	for _, g := range s.groups() {
-		t.Run(g.name, func(t *testing.T) {
-			for _, c := range g.cases {
-				t.Run(c.name, func(t *testing.T) { c.fn(t) })
-			}
-		})
-	}
+	runGroups(t, newSkipCheck(t, opts.ExpectedSkips), s.groups())
 }
 
 // toolSuite carries the harness and options to every scenario.

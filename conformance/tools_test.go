@@ -98,20 +98,14 @@ func TestToolsMountedReadOnly(t *testing.T) {
 	conformance.RunToolsWith(t, h, conformance.ToolsOptions{Dir: "ro"})
 }
 
-// TestToolsMem runs the suite on the suite's own in-memory reference
-// backend.
-func TestToolsMem(t *testing.T) {
-	conformance.RunTools(t, memHarness{})
-}
-
-// TestToolsBrokenMem runs the tool suite on a memBackend with the defect
+// TestToolsBrokenMem runs the tool suite on a brokenFS with the defect
 // named by bugEnv. It only runs as a subprocess of TestToolsCatchBugs.
 func TestToolsBrokenMem(t *testing.T) {
 	bug := os.Getenv(bugEnv)
 	if bug == "" {
 		t.Skipf("skipped: runs only as a subprocess of TestToolsCatchBugs (%s unset)", bugEnv)
 	}
-	conformance.RunTools(t, memHarness{bug: bug})
+	conformance.RunTools(t, brokenHarness{bug: bug})
 }
 
 // TestToolsCatchBugs checks that the tool suite fails, in the expected
