@@ -115,6 +115,13 @@ func (w *brokenWriter) Commit() error {
 		w.FileWriter.Close()
 		return w.preErr
 	}
+	if w.b.bug == "replace-gap" && w.existed {
+		// Like a server whose replace deletes the old file, then moves the
+		// new one in (WebDAV's MOVE).
+		if err := w.b.FS.Remove(w.ctx, w.name, backend.RemoveOptions{}); err != nil {
+			return err
+		}
+	}
 	if err := w.FileWriter.Commit(); err != nil {
 		return err
 	}

@@ -47,6 +47,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{"mode-reset", "ModeBits/ReplacementKeepsMode"},
 		{"ignore-cancel", "Context/CancelBeforeCommitKeepsOld"},
 		{"ignore-cancel-read", "Context/CancelledOpenRead"},
+		{"replace-gap", "Atomicity/ConcurrentReadersSeeWholeContent"},
 		{"reopen-fresh", "Reopen/CommitSeenByOther"},
 		{"reopen-fresh", "Reopen/ConcurrentCreateOnlyAcrossValues"},
 	}

@@ -67,7 +67,8 @@ type RunOptions struct {
 	ConcurrentRounds int
 	// ExpectedSkips lists the tests this backend and harness are expected
 	// to skip, as path.Match patterns of test names below the run
-	// ("Symlinks/*", "Atomicity/AbandonKeepsOld/Leftovers"). When it is
+	// ("Symlinks/*", "Atomicity/AbandonKeepsOld/Leftovers"); a pattern
+	// that matches a test covers its subtests. When it is
 	// not nil, a skip it does not name fails that test, and a pattern that
 	// matches no skip fails the run, so a harness that stops declaring an
 	// ability cannot go quietly green. A nil list leaves skips unchecked;

@@ -93,12 +93,27 @@ func (c *skipCheck) judge(t *testing.T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range c.expected {
-		if ok, _ := path.Match(p, name); ok {
+		if matchTest(p, name) {
 			c.matched[p] = true
 			return
 		}
 	}
 	t.Errorf("%s skipped, and the run's ExpectedSkips does not name it: the harness or the backend lost an ability, or the list needs %q", name, name)
+}
+
+// matchTest reports whether the pattern p matches the test name or one of
+// its ancestors, so a pattern naming a test covers its subtests too.
+func matchTest(p, name string) bool {
+	for {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return false
+		}
+		name = name[:i]
+	}
 }
 
 // finish fails t for every expected pattern that matched no skip, unless

@@ -107,6 +107,7 @@ func memSkips(more ...string) []string {
 	return append([]string{
 		"Symlinks/*", "SpecialFiles/*", "ReadOnly/*", "FSView/Symlinks", "Walk/ListFallbackAgrees",
 		"InvalidPaths/ResolveSymlinks", "InvalidPaths/Readlink", "InvalidPaths/LocalPath",
+		"Changes/ChangesRefusedWhenReadOnly",
 	}, more...)
 }
 
@@ -132,6 +133,7 @@ func TestConformanceReadOnly(t *testing.T) {
 			"MkdirAll/*", "RoundTrip/*", "ModeBits/*", "SpecialFiles/*", "Symlinks/*", "Names/TooLongComponent",
 			"Errors/WriteThroughFile", "Errors/WriteOntoDirectory", "InvalidPaths/ResolveSymlinks", "InvalidPaths/Readlink",
 			"Walk/ListFallbackAgrees", "FSView/Symlinks",
+			"Changes/TruthTable/*", "Changes/Remove*", "Changes/Rename*", "Changes/Concurrent*",
 		},
 		RequireAbilities: abilities(),
 	})

@@ -78,6 +78,8 @@ func (f *FS) Capabilities() backend.Capabilities {
 		ModTimes:            true,
 		EmptyDirs:           true,
 		AtomicPreconditions: true,
+		AtomicRemove:        true,
+		AtomicRename:        true,
 		Versions:            true,
 		MaxNameBytes:        MaxNameBytes,
 	}
