@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/time/rate"
 )
 
 // Defaults of JWTConfig.
@@ -52,17 +55,44 @@ type JWTConfig struct {
 	// HTTPClient fetches discovery and keys; nil means
 	// http.DefaultClient. Give it a timeout.
 	HTTPClient *http.Client
+	// KeysMaxAge is how long a fetched key set is trusted before it is
+	// fetched again; 0 means DefaultKeysMaxAge. A key the issuer stopped
+	// publishing (because it leaked, say) verifies no token after that.
+	KeysMaxAge time.Duration
+	// MinFetchInterval spaces the key set fetches that tokens naming an
+	// unknown key id cause, after a first few; 0 means
+	// DefaultMinFetchInterval. It keeps a flood of forged tokens from
+	// becoming a flood of requests to the issuer.
+	MinFetchInterval time.Duration
 }
 
+// Defaults of JWTConfig's key set refresh.
+const (
+	DefaultKeysMaxAge       = 15 * time.Minute
+	DefaultMinFetchInterval = 10 * time.Second
+	// fetchBurst is how many fetches a key set may make before
+	// MinFetchInterval spaces them: the first, and a rotation or two.
+	fetchBurst = 3
+)
+
 // JWTVerifier verifies JWT bearer tokens against an issuer's JWKS:
-// signature by a key of the set (fetched again when a token names a key id
-// the cached set lacks, which is how issuers rotate), one of the allowed
-// algorithms, issuer, audience, expiry and not-before. The verification is
-// github.com/coreos/go-oidc's.
+// signature by a key of the set, one of the allowed algorithms, issuer,
+// audience, expiry and not-before. The verification is
+// github.com/coreos/go-oidc's. The key set is fetched again when a token
+// names a key id the cached set lacks (which is how issuers rotate), at
+// most fetchBurst times and then once per MinFetchInterval, and in whole
+// once it is KeysMaxAge old.
 type JWTVerifier struct {
-	verifier    *oidc.IDTokenVerifier
-	tenantClaim string
-	scopeClaim  string
+	issuer, jwksURL  string
+	oidcConfig       oidc.Config
+	client           *http.Client
+	maxAge, interval time.Duration
+	tenantClaim      string
+	scopeClaim       string
+
+	mu   sync.Mutex
+	cur  *oidc.IDTokenVerifier
+	born time.Time
 }
 
 // NewJWT returns a JWTVerifier for cfg. Without cfg.JWKSURL it performs
@@ -74,6 +104,9 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	}
 	if cfg.Audience == "" {
 		return nil, errors.New("tenant: jwt: no audience: a token issued for any other service would be accepted")
+	}
+	if cfg.KeysMaxAge < 0 || cfg.MinFetchInterval < 0 {
+		return nil, errors.New("tenant: jwt: negative KeysMaxAge or MinFetchInterval")
 	}
 	allowed := asymmetricAlgs()
 	algs := cfg.Algorithms
@@ -88,39 +121,80 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 			return nil, fmt.Errorf("tenant: jwt: algorithm %q not allowed (allowed: %v)", a, allowed)
 		}
 	}
-	if cfg.HTTPClient != nil {
-		ctx = oidc.ClientContext(ctx, cfg.HTTPClient)
+	v := &JWTVerifier{
+		issuer: cfg.Issuer, jwksURL: cfg.JWKSURL,
+		oidcConfig:  oidc.Config{ClientID: cfg.Audience, SupportedSigningAlgs: slices.Clone(algs)},
+		client:      cfg.HTTPClient,
+		maxAge:      orDefault(cfg.KeysMaxAge, DefaultKeysMaxAge),
+		interval:    orDefault(cfg.MinFetchInterval, DefaultMinFetchInterval),
+		tenantClaim: orDefault(cfg.TenantClaim, DefaultTenantClaim),
+		scopeClaim:  orDefault(cfg.ScopeClaim, DefaultScopeClaim),
 	}
-	oc := &oidc.Config{ClientID: cfg.Audience, SupportedSigningAlgs: slices.Clone(algs)}
-	var v *oidc.IDTokenVerifier
-	if cfg.JWKSURL != "" {
-		v = oidc.NewVerifier(cfg.Issuer, oidc.NewRemoteKeySet(ctx, cfg.JWKSURL), oc)
-	} else {
-		p, err := oidc.NewProvider(ctx, cfg.Issuer)
+	if v.client == nil {
+		v.client = http.DefaultClient
+	}
+	if v.jwksURL == "" {
+		p, err := oidc.NewProvider(oidc.ClientContext(ctx, v.client), cfg.Issuer)
 		if err != nil {
 			return nil, fmt.Errorf("tenant: jwt: discovery: %w", err)
 		}
-		v = p.VerifierContext(ctx, oc)
+		var meta struct {
+			JWKSURL string `json:"jwks_uri"`
+		}
+		if err := p.Claims(&meta); err != nil || meta.JWKSURL == "" {
+			return nil, fmt.Errorf("tenant: jwt: discovery: no jwks_uri")
+		}
+		v.jwksURL = meta.JWKSURL
 	}
-	return &JWTVerifier{
-		verifier:    v,
-		tenantClaim: orDefault(cfg.TenantClaim, DefaultTenantClaim),
-		scopeClaim:  orDefault(cfg.ScopeClaim, DefaultScopeClaim),
-	}, nil
+	return v, nil
 }
 
-func orDefault(s, def string) string {
-	if s == "" {
+// verifier returns the go-oidc verifier of the current key set, starting
+// a new key set once the current one is KeysMaxAge old.
+func (v *JWTVerifier) verifier() *oidc.IDTokenVerifier {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cur == nil || time.Since(v.born) >= v.maxAge {
+		// Each key set has its own fetch limiter, so its first fetch is
+		// never the one a flood of forged tokens used up.
+		client := *v.client
+		client.Transport = &limitedTransport{
+			next:    orDefault(v.client.Transport, http.DefaultTransport),
+			limiter: rate.NewLimiter(rate.Every(v.interval), fetchBurst),
+		}
+		keys := oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), &client), v.jwksURL)
+		cfg := v.oidcConfig
+		v.cur, v.born = oidc.NewVerifier(v.issuer, keys, &cfg), time.Now()
+	}
+	return v.cur
+}
+
+// limitedTransport refuses requests beyond its limiter's rate.
+type limitedTransport struct {
+	next    http.RoundTripper
+	limiter *rate.Limiter
+}
+
+func (t *limitedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !t.limiter.Allow() {
+		return nil, errors.New("key set fetched too often; the token names a key id the issuer does not publish")
+	}
+	return t.next.RoundTrip(r)
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
 		return def
 	}
-	return s
+	return v
 }
 
 // Verify checks token and returns its holder. A token that does not verify
 // gets an error matching auth.ErrInvalidToken; a verified token whose
 // tenant claim is missing or not a safe id one matching ErrForbidden.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Identity, error) {
-	t, err := v.verifier.Verify(ctx, token)
+	t, err := v.verifier().Verify(ctx, token)
 	if err != nil {
 		return nil, invalidToken("%v", err)
 	}

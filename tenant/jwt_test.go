@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
@@ -183,6 +184,7 @@ func TestJWTConfig(t *testing.T) {
 		{"alg none", JWTConfig{Issuer: iss.srv.URL, Audience: "a", Algorithms: []string{"none"}}, `"none" not allowed`},
 		{"HS256", JWTConfig{Issuer: iss.srv.URL, Audience: "a", Algorithms: []string{"RS256", "HS256"}}, `"HS256" not allowed`},
 		{"no algorithm", JWTConfig{Issuer: iss.srv.URL, Audience: "a", Algorithms: []string{}}, "no algorithm"},
+		{"negative key age", JWTConfig{Issuer: iss.srv.URL, Audience: "a", KeysMaxAge: -time.Second}, "negative"},
 		{"discovery names another issuer", JWTConfig{Issuer: iss.srv.URL + "/", Audience: "a"}, "discovery"},
 	}
 	for _, tc := range cases {
@@ -223,5 +225,51 @@ func TestJWTWithoutDiscovery(t *testing.T) {
 	claims["scp"] = 7
 	if _, err := v.Verify(context.Background(), sign(t, ec, "e1", claims)); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Fatalf("scope claim of a number: %v", err)
+	}
+}
+
+// TestJWTFetchLimit sends a flood of forged tokens, each naming a key id
+// the issuer does not publish: the issuer sees a few fetches, not one per
+// token, and good tokens go on verifying.
+func TestJWTFetchLimit(t *testing.T) {
+	f := newJWTFixture(t, JWTConfig{MinFetchInterval: time.Hour})
+	ctx := context.Background()
+	good := sign(t, f.rsa, "r1", f.claims("t1", nil))
+	if _, err := f.verifier.Verify(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	stranger := newKey(t, jose.RS256)
+	for i := range 50 {
+		_, err := f.verifier.Verify(ctx, sign(t, stranger, fmt.Sprintf("k%d", i), f.claims("t1", nil)))
+		if StatusCode(err) != http.StatusUnauthorized {
+			t.Fatalf("forged token %d: %v", i, err)
+		}
+	}
+	if got := f.iss.jwksFetches(); got > fetchBurst {
+		t.Fatalf("%d JWKS fetches for 50 forged tokens, want at most %d", got, fetchBurst)
+	}
+	if _, err := f.verifier.Verify(ctx, good); err != nil {
+		t.Fatalf("good token after the flood: %v", err)
+	}
+}
+
+// TestJWTKeysMaxAge: a key the issuer stopped publishing verifies nothing
+// once the key set is KeysMaxAge old, even under its own key id.
+func TestJWTKeysMaxAge(t *testing.T) {
+	for _, tc := range []struct {
+		maxAge  time.Duration
+		refused bool
+	}{{time.Hour, false}, {time.Nanosecond, true}} {
+		f := newJWTFixture(t, JWTConfig{KeysMaxAge: tc.maxAge})
+		ctx := context.Background()
+		leaked := sign(t, f.rsa, "r1", f.claims("t1", nil))
+		if _, err := f.verifier.Verify(ctx, leaked); err != nil {
+			t.Fatal(err)
+		}
+		f.iss.publish(map[string]signingKey{"e1": f.ec}) // r1 withdrawn
+		_, err := f.verifier.Verify(ctx, leaked)
+		if refused := StatusCode(err) == http.StatusUnauthorized; refused != tc.refused {
+			t.Fatalf("KeysMaxAge %v: withdrawn key's token: %v, want refused %v", tc.maxAge, err, tc.refused)
+		}
 	}
 }
