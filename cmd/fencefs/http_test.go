@@ -22,7 +22,7 @@ func TestServeHTTPMaxSessions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	h := startHTTPServe(t, f, "--max-sessions", "2", "--session-timeout", "1s")
+	h := startHTTPServe(t, f, "--max-sessions", "2", "--session-timeout", "1s", "--log-level", "debug")
 	connect := func() (*mcp.ClientSession, error) {
 		return newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1}, nil)
 	}
@@ -32,7 +32,7 @@ func TestServeHTTPMaxSessions(t *testing.T) {
 	}
 	b, err := connect()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a second session: %v\nstderr:\n%s", err, h.stderr.String())
 	}
 	if c, err := connect(); err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
 		if c != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,7 +92,9 @@ func (l *sessionLimit) handler(next http.Handler) http.Handler {
 				}
 			}
 			return
-		case r.Method != http.MethodPost || id != "":
+		case r.Method != http.MethodPost || id != "" || !isInitialize(r):
+			// Only an initialize opens a session that lasts; the handler
+			// closes any other session it opens before it answers.
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -104,18 +108,30 @@ func (l *sessionLimit) handler(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverSlotKey{}, slot)))
 		if slot.server != nil {
 			for ss := range slot.server.Sessions() {
-				if ss.InitializeParams() == nil {
-					// Not an initialize: the handler has closed the
-					// session already, and its slot is free now, before
-					// the client's next request.
-					break
-				}
 				l.watch(ss)
 				return
 			}
 		}
 		l.release()
 	})
+}
+
+// isInitialize reports whether the body of r is an initialize request,
+// and leaves the body to be read again. A body larger than the handler
+// accepts is left to the handler to refuse.
+func isInitialize(r *http.Request) bool {
+	head, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(head, &msg) == nil && msg.Method == "initialize"
 }
 
 // serverSlot receives the server getServer made for a request that opens
