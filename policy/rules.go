@@ -78,24 +78,26 @@ type Rules struct {
 	Protected []string
 }
 
-// NewRules validates every pattern with [ValidatePattern] and returns
-// rules holding copies of the three lists.
+// NewRules returns rules holding the three lists, each pattern normalized
+// with [NormalizePattern]: "/ws/private", "./ws/private" and
+// "ws/private/" all deny "ws/private". A pattern that could match nothing
+// is an error naming it and the spelling to use.
 func NewRules(allowed, denied, protected []string) (*Rules, error) {
-	for _, list := range [][]string{allowed, denied, protected} {
-		for _, p := range list {
-			if err := ValidatePattern(p); err != nil {
+	r := &Rules{}
+	for _, l := range []struct {
+		kind PatternKind
+		in   []string
+		out  *[]string
+	}{{AllowedPattern, allowed, &r.Allowed}, {DeniedPattern, denied, &r.Denied}, {ProtectedPattern, protected, &r.Protected}} {
+		for _, p := range l.in {
+			n, err := NormalizePattern(l.kind, p)
+			if err != nil {
 				return nil, err
 			}
+			*l.out = append(*l.out, n)
 		}
 	}
-	return &Rules{Allowed: clone(allowed), Denied: clone(denied), Protected: clone(protected)}, nil
-}
-
-func clone(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return append([]string(nil), s...)
+	return r, nil
 }
 
 // CheckRead judges a read of a single target (read_file, file_info):

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -71,6 +72,10 @@ type Options struct {
 	Denied []string
 	// Protected adds read-only patterns to the defaults.
 	Protected []string
+	// Logger, when set, receives debug-level notes on how the options
+	// were read, such as a pattern rewritten to the spelling that matches
+	// ("/ws/private" to "ws/private").
+	Logger *slog.Logger
 	// NoDefaultProtect drops policy.DefaultProtectedPatterns().
 	NoDefaultProtect bool
 	// MaxReadLines is read_file's default limit; 0 means 2000.

@@ -151,14 +151,10 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 			s.hostRoot = root
 		}
 	}
-	protected := slices.Clone(opts.Protected)
-	if !opts.NoDefaultProtect {
-		protected = append(policy.DefaultProtectedPatterns(), protected...)
-	}
-	if s.rules, err = policy.NewRules(opts.Allowed, opts.Denied, protected); err != nil {
-		return nil, fmt.Errorf("tools: %w", err)
-	}
 	if s.cwd, err = s.initialCwd(opts.Cwd); err != nil {
+		return nil, err
+	}
+	if s.rules, err = s.policyRules(opts); err != nil {
 		return nil, err
 	}
 	s.byName = make(map[string]*Tool)

@@ -60,6 +60,7 @@ func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger)
 	if err == nil {
 		n.opts = s.ToolOptions()
 		n.opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }
+		n.opts.Logger = logger
 		n.set, err = tools.New(b, n.opts)
 		if err != nil && s.Cwd != "" {
 			// The options were checked while parsing; what tools.New can

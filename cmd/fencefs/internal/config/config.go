@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -308,16 +309,16 @@ func (d definition) takenBy(cmd string) bool {
 // definitions lists the settings in the order the usage shows them.
 // mark returns the inherited mark of one repeatable flag.
 func definitions(s *Settings, mark func() *bool) []definition {
-	list := func(p *[]string) flag.Value { return listValue{p, checkPattern, mark()} }
+	list := func(p *[]string, k policy.PatternKind) flag.Value { return listValue{p, checkPattern(k), mark()} }
 	return []definition{
 		{name: "config", arg: "FILE", usage: "read settings from a YAML file (keys are flag names with _; flags override it)", value: stringValue{&s.ConfigFile}},
 		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
 		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
 		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from (default: the root)", value: stringValue{&s.Cwd}},
 		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
-		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable)", value: list(&s.Allow)},
-		{name: "deny", arg: "PATTERN", usage: "deny paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny)},
-		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only, in addition to the defaults (repeatable)", value: list(&s.Protect)},
+		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable)", value: list(&s.Allow, policy.AllowedPattern)},
+		{name: "deny", arg: "PATTERN", usage: "deny paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny, policy.DeniedPattern)},
+		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only, in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
 		{name: "no-default-protect", usage: "drop the default protected patterns (.git, .env, *.pem, *.key, secrets*)", value: boolValue{&s.NoDefaultProtect}},
 		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
 		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: all but list_files and grep)", value: toolsValue{&s.Tools}},

@@ -143,15 +143,23 @@ func checkNotEmpty(s string) error {
 	return nil
 }
 
-func checkPattern(p string) error {
-	if err := policy.ValidatePattern(p); err != nil {
-		var pe *policy.PatternError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("invalid pattern %q: %s", p, pe.Reason)
+// checkPattern returns the check of a pattern of kind k: the one the tools
+// make, so that a pattern that can match nothing is refused here, naming
+// the flag or the file's line, with the spelling to use. Patterns are kept
+// as written: the tools rewrite the spellings they read as meant (a
+// leading "/" or "./", a trailing "/") and log it, and refuse what depends
+// on the namespace (a first component that names no mount).
+func checkPattern(k policy.PatternKind) func(string) error {
+	return func(p string) error {
+		if _, err := policy.NormalizePattern(k, p); err != nil {
+			var pe *policy.PatternError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("invalid pattern %q: %s", p, pe.Reason)
+			}
+			return err
 		}
-		return err
+		return nil
 	}
-	return nil
 }
 
 // toolsValue is a comma-separated list of tool names, or "all".

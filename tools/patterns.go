@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/fencefs/fencefs/policy"
+)
+
+// mountLister is the part of a rooted namespace (mounted.FS) that names
+// its mounts, so that a pattern naming no mount can be refused.
+type mountLister interface {
+	Mounts() []string
+}
+
+// policyRules builds the policy of the Set from opts, each pattern normalized
+// to the spelling that matches what the operator meant: in a plain
+// namespace on local disk a host path inside the root is read relative to
+// it; then policy.NormalizePattern; and in a rooted namespace a pattern
+// whose first component names no mount, which can match nothing, is an
+// error showing the spellings that can. Every pattern rewritten is logged
+// at debug level.
+func (s *Set) policyRules(opts Options) (*policy.Rules, error) {
+	protected := slices.Clone(opts.Protected)
+	if !opts.NoDefaultProtect {
+		protected = append(policy.DefaultProtectedPatterns(), protected...)
+	}
+	lists := []struct {
+		kind policy.PatternKind
+		in   []string
+		out  []string
+	}{{kind: policy.AllowedPattern, in: opts.Allowed}, {kind: policy.DeniedPattern, in: opts.Denied}, {kind: policy.ProtectedPattern, in: protected}}
+	for i := range lists {
+		l := &lists[i]
+		for _, p := range l.in {
+			n, err := s.normalizePattern(l.kind, p)
+			if err != nil {
+				return nil, fmt.Errorf("tools: %w", err)
+			}
+			if n != p && opts.Logger != nil {
+				opts.Logger.LogAttrs(context.Background(), slog.LevelDebug, "pattern normalized",
+					slog.String("kind", l.kind.String()), slog.String("pattern", p), slog.String("normalized", n))
+			}
+			l.out = append(l.out, n)
+		}
+	}
+	r, err := policy.NewRules(lists[0].out, lists[1].out, lists[2].out)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	return r, nil
+}
+
+// normalizePattern returns what the pattern p of kind k means in this
+// Set's namespace, or an error when it can match nothing there.
+func (s *Set) normalizePattern(k policy.PatternKind, p string) (string, error) {
+	if s.hostRoot != "" {
+		if rest, ok := strings.CutPrefix(p, s.hostRoot+"/"); ok {
+			p = rest
+		}
+	}
+	n, err := policy.NormalizePattern(k, p)
+	if err != nil {
+		return "", err
+	}
+	ml, ok := s.b.(mountLister)
+	if !s.rooted || !ok {
+		return n, nil
+	}
+	first, _, _ := strings.Cut(n, "/")
+	mounts := ml.Mounts()
+	if strings.ContainsAny(first, "*?[") || slices.Contains(mounts, first) || len(mounts) == 0 {
+		return n, nil
+	}
+	// Suggest the mount of the working directory, the one the operator
+	// most likely means.
+	suggest := mounts[0]
+	if m, _, _ := strings.Cut(s.cwd, "/"); slices.Contains(mounts, m) {
+		suggest = m
+	}
+	return "", &policy.PatternError{Pattern: p, Reason: fmt.Sprintf("it can match nothing: every path of this namespace "+
+		"starts with a mount name (%s); write '%s/%s' for one mount, or '*/%s' for every mount",
+		strings.Join(mounts, ", "), suggest, n, n)}
+}
