@@ -83,6 +83,7 @@ func (s *toolSuite) groups() []group {
 		{"ReadFile", s.readFileTests()},
 		{"WriteFile", s.writeFileTests()},
 		{"EditFile", s.editFileTests()},
+		{"ApplyPatch", s.applyPatchTests()},
 		{"ListDirectory", s.listDirectoryTests()},
 		{"CreateDirectory", s.createDirectoryTests()},
 		{"FileInfo", s.fileInfoTests()},

@@ -312,7 +312,7 @@ func applyEdit(ctx context.Context, pt *pieceText, e replacement, label, display
 		}
 	}
 	msg := fmt.Sprintf("%s not found in %s.", label, display)
-	if hint := notFoundHint(ctx, text, e.OldText); hint != "" {
+	if hint := notFoundHint(ctx, text, e.OldText, "old_text"); hint != "" {
 		msg += " " + hint
 	}
 	if err := ctx.Err(); err != nil {

@@ -101,25 +101,26 @@ func verb(spans string) string {
 	return "match"
 }
 
-// notFoundHint says where a missing old_text nearly is and how it
+// notFoundHint says where a missing old text (named noun in the hint:
+// "old_text", "the hunk") nearly is and how it
 // differs, in a sentence the model can act on, or "" when nothing close
 // was found. Every check is linear in the text but the near-match
 // search, whose work is capped.
-func notFoundHint(ctx context.Context, text, old string) string {
+func notFoundHint(ctx context.Context, text, old, noun string) string {
 	if strings.Contains(old, `\n`) {
 		un := strings.NewReplacer(`\r\n`, "\n", `\n`, "\n", `\t`, "\t", `\"`, `"`).Replace(old)
 		for _, cand := range []string{un, crlfText(un)} {
 			if m, _ := newPieceText(text).find(ctx, cand); m.count > 0 {
-				return fmt.Sprintf(`old_text contains a literal \n (a backslash and an n); with line breaks instead it %s %s. Send real line breaks.`,
-					verbFor(m), spanOf(text, m.starts[0], len(cand)))
+				return fmt.Sprintf(`%s contains a literal \n (a backslash and an n); with line breaks instead it %s %s. Send real line breaks.`,
+					noun, verbFor(m), spanOf(text, m.starts[0], len(cand)))
 			}
 		}
 	}
 	if strings.Contains(old, "\r\n") && !strings.Contains(text, "\r\n") {
 		lf := strings.ReplaceAll(old, "\r\n", "\n")
 		if m, _ := newPieceText(text).find(ctx, lf); m.count > 0 {
-			return fmt.Sprintf(`With \n line endings it %s %s: the file has \n line endings, old_text has \r\n.`,
-				verbFor(m), spanOf(text, m.starts[0], len(lf)))
+			return fmt.Sprintf(`With \n line endings it %s %s: the file has \n line endings, %s has \r\n.`,
+				verbFor(m), spanOf(text, m.starts[0], len(lf)), noun)
 		}
 	}
 	checks := []struct {
@@ -144,19 +145,19 @@ func notFoundHint(ctx context.Context, text, old string) string {
 		msg := fmt.Sprintf("%s %s %s", spans, verb(spans), c.what)
 		switch {
 		case i == 0 || i == 2 || i == 4:
-			if why := indentWhy(nt, text, old, m.starts[0]); why != "" {
+			if why := indentWhy(nt, text, old, noun, m.starts[0]); why != "" {
 				msg += ": " + why
 			}
 		case i == 3:
 			if hasCurly(old) {
-				msg += ": old_text has curly quotes, the file straight ones"
+				msg += ": " + noun + " has curly quotes, the file straight ones"
 			} else {
 				msg += ": the file has curly quotes (\u201c \u201d \u2018 \u2019)"
 			}
 		}
 		return msg + "."
 	}
-	return nearLineHint(ctx, text, old)
+	return nearLineHint(ctx, text, old, noun)
 }
 
 // verbFor is "matches" for one place, "first matches" for several.
@@ -169,7 +170,7 @@ func verbFor(m matches) string {
 
 // indentWhy tells how the file's indentation at a match differs from
 // old_text's: "the file indents with tabs, old_text with spaces".
-func indentWhy(nt, text, old string, start int) string {
+func indentWhy(nt, text, old, noun string, start int) string {
 	first := strings.Count(nt[:start], "\n")
 	n := strings.Count(old, "\n") + 1
 	lines := strings.SplitN(text, "\n", first+n+1)
@@ -179,9 +180,9 @@ func indentWhy(nt, text, old string, start int) string {
 		return ""
 	}
 	if mine == "" {
-		return "the file indents with " + file + ", old_text has no indentation"
+		return "the file indents with " + file + ", " + noun + " has no indentation"
 	}
-	return "the file indents with " + file + ", old_text with " + mine
+	return "the file indents with " + file + ", " + noun + " with " + mine
 }
 
 // indentKind says what indents lines: "tabs", "spaces", "tabs and
@@ -216,7 +217,7 @@ const (
 // nearLineHint finds the first line of old_text that occurs nowhere in
 // the file, then the file line closest to it within a few characters'
 // difference, and shows that line.
-func nearLineHint(ctx context.Context, text, old string) string {
+func nearLineHint(ctx context.Context, text, old, noun string) string {
 	var probe string
 	probeNo := 0
 	for i, l := range strings.Split(old, "\n") {
@@ -272,7 +273,7 @@ func nearLineHint(ctx context.Context, text, old string) string {
 	}
 	where := ""
 	if strings.Contains(old, "\n") {
-		where = fmt.Sprintf(" to line %d of old_text", probeNo)
+		where = fmt.Sprintf(" to line %d of %s", probeNo, noun)
 	}
 	return fmt.Sprintf("The closest line%s is line %d (%d %s): '%s'.", where, bestLine, best, chars, bestText)
 }

@@ -56,6 +56,23 @@ type FileEdited struct {
 // Kind returns "file_edited".
 func (FileEdited) Kind() string { return "file_edited" }
 
+// FileDeleted reports a file that apply_patch deleted.
+type FileDeleted struct {
+	Path string
+}
+
+// Kind returns "file_deleted".
+func (FileDeleted) Kind() string { return "file_deleted" }
+
+// FileMoved reports a file that apply_patch moved; a changed content is
+// reported by a FileEdited on To as well.
+type FileMoved struct {
+	From, To string
+}
+
+// Kind returns "file_moved".
+func (FileMoved) Kind() string { return "file_moved" }
+
 // DirectoryCreated reports a create_directory call that created something.
 type DirectoryCreated struct {
 	Path string
@@ -85,14 +102,17 @@ const (
 	OpWrite           = "write"
 	OpEdit            = "edit"
 	OpCreateDirectory = "create_directory"
+	OpApplyPatch      = "apply_patch"
 )
 
 // ChangeRequest announces a change to Options.OnChangeRequest after every
 // check passed and before storage is touched. The listener may Cancel it.
 type ChangeRequest struct {
-	// Path is the canonical, symlink-resolved path to change.
+	// Path is the canonical, symlink-resolved path to change; for
+	// OpApplyPatch the first file of the patch, whose Diff has a section
+	// per file naming each.
 	Path string
-	// Operation is OpWrite, OpEdit or OpCreateDirectory.
+	// Operation is OpWrite, OpEdit, OpCreateDirectory or OpApplyPatch.
 	Operation string
 	// Diff is the unified diff from the current to the proposed content
 	// (empty for a directory).

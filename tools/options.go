@@ -23,16 +23,18 @@ const (
 	nameFileInfo        = "file_info"
 	nameListFiles       = "list_files"
 	nameGrep            = "grep"
+	nameApplyPatch      = "apply_patch"
 )
 
 // AllTools returns the names of every tool, in the order a Set lists them.
 func AllTools() []string {
 	return []string{nameReadFile, nameWriteFile, nameEditFile, nameListDirectory, nameSearchFiles,
-		nameFindFiles, nameCreateDirectory, nameFileInfo, nameListFiles, nameGrep}
+		nameFindFiles, nameCreateDirectory, nameFileInfo, nameListFiles, nameGrep, nameApplyPatch}
 }
 
 // DefaultTools returns the names of the tools a Set has when Options.Tools
-// is nil: all but the ripgrep-backed list_files and grep, which are opt-in.
+// is nil: all but the ripgrep-backed list_files and grep and the
+// multi-file apply_patch, which are opt-in.
 func DefaultTools() []string {
 	return []string{nameReadFile, nameWriteFile, nameEditFile, nameListDirectory, nameSearchFiles,
 		nameFindFiles, nameCreateDirectory, nameFileInfo}

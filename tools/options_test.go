@@ -18,7 +18,7 @@ func TestOptionsValidation(t *testing.T) {
 		{Options{MaxSearchResults: -2}, "tools: MaxSearchResults must be > 0, got -2"},
 		{Options{MaxFindResults: -3}, "tools: MaxFindResults must be > 0, got -3"},
 		{Options{RipgrepTimeout: -1}, "tools: RipgrepTimeout must be > 0, got -1ns"},
-		{Options{Tools: []string{"read_file", "cat"}}, `tools: unknown tool "cat"; valid tools are read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, list_files, grep`},
+		{Options{Tools: []string{"read_file", "cat"}}, `tools: unknown tool "cat"; valid tools are read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, list_files, grep, apply_patch`},
 	}
 	for _, tt := range tests {
 		_, err := New(newMemFS(), tt.opts)
@@ -64,7 +64,7 @@ func TestToolSelection(t *testing.T) {
 			}
 		}
 	}
-	if len(DefaultTools()) != 8 || len(AllTools()) != 10 || len(ReadOnlyTools()) != 7 {
+	if len(DefaultTools()) != 8 || len(AllTools()) != 11 || len(ReadOnlyTools()) != 7 {
 		t.Error("tool name lists have the wrong lengths")
 	}
 	DefaultTools()[0] = "changed"

@@ -191,6 +191,8 @@ func (s *Set) build(name string) *Tool {
 		return s.listFilesTool()
 	case nameGrep:
 		return s.grepTool()
+	case nameApplyPatch:
+		return s.applyPatchTool()
 	}
 	panic("tools: no constructor for " + name)
 }

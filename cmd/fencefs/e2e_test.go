@@ -163,6 +163,7 @@ func exerciseSession(t *testing.T, ctx context.Context, cs *mcp.ClientSession, f
 		{"file_info", map[string]any{"path": "a.txt"}, "type: file"},
 		{"list_files", map[string]any{}, "sub/b.go"},
 		{"grep", map[string]any{"pattern": "package"}, "sub/b.go:1:package sub"},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch\n"}, "A p.txt (1 line)"},
 	}
 	called := map[string]bool{}
 	for _, c := range calls {

@@ -1,0 +1,554 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/tools/internal/patch"
+	"github.com/fencefs/fencefs/tools/internal/udiff"
+)
+
+// restoreTimeout bounds the restoring of committed files after a failed
+// commit; it runs even when the call's own context has ended, since
+// leaving half a patch is worse than a late answer.
+const restoreTimeout = 30 * time.Second
+
+func (s *Set) applyPatchTool() *Tool {
+	desc := "Apply one patch that adds, updates, moves and deletes several files, all or nothing. The patch is either the V4A format " +
+		"('*** Begin Patch', then sections '*** Add File: <path>' with '+' lines, '*** Update File: <path>' with an optional " +
+		"'*** Move to: <path>' and hunks that start with '@@' (optionally '@@ <a line to find first>', such as the enclosing " +
+		"function) and hold ' ' context, '-' removed and '+' added lines, '*** Delete File: <path>', then '*** End Patch') or a " +
+		"unified diff ('--- a/<path>', '+++ b/<path>', '@@ -l,s +l,s @@'). Each hunk's context and removed lines must occur " +
+		"exactly once after the previous hunk. Nothing is written unless every hunk of every file applies; missing parent " +
+		"directories are created."
+	if s.opts.RequireRead {
+		desc += " Files it changes must be read with read_file first."
+	}
+	return &Tool{
+		Name:        nameApplyPatch,
+		Description: desc,
+		InputSchema: objectSchema([]string{"patch"},
+			prop{"patch", `{"type":"string","description":"The whole patch, V4A ('*** Begin Patch' ... '*** End Patch') or a unified diff."}`},
+		),
+		Annotations: Annotations{Title: "Apply patch", Destructive: true},
+		call:        s.applyPatch,
+	}
+}
+
+// patchOp is one file section of a patch, checked and ready to commit.
+type patchOp struct {
+	f patch.File
+	// src is the file the section names; dst a move's target.
+	src, dst target
+	moved    bool
+	// old is src as read (for Add: the file it replaces, if any); dstOld
+	// what a move replaces.
+	old, dstOld existing
+	data        []byte
+	tolerant    int
+}
+
+// name is the op's file in messages: the target of a move.
+func (op *patchOp) name() string {
+	if op.moved {
+		return op.dst.display
+	}
+	return op.src.display
+}
+
+func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, error) {
+	var text string
+	if err := decodeArgs(raw, arg{"patch", &text, true}); err != nil {
+		return "", err
+	}
+	p, err := patch.Parse(text)
+	if err != nil {
+		return "", retryf("Invalid patch: %s. No changes were written.", err)
+	}
+	ops, err := s.resolvePatch(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	unlock, err := s.lockPatch(ctx, ops)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	for _, op := range ops {
+		if err := s.planOp(ctx, op); err != nil {
+			if IsRetry(err) && !strings.HasSuffix(err.Error(), "No changes were written.") {
+				err = retryf("%s No changes were written.", err.Error())
+			}
+			return "", err
+		}
+	}
+	diffs, truncated := s.patchDiffs(ops)
+	if msg, err := s.announcePatch(ctx, ops, strings.Join(diffs, "\n"), truncated); err != nil || msg != "" {
+		return msg, err
+	}
+	if err := s.commitPatch(ctx, ops); err != nil {
+		return "", err
+	}
+	return s.patchApplied(ctx, ops, diffs), nil
+}
+
+// resolvePatch resolves and checks every path of the patch against the
+// policy (write level, protected paths included); a file named by two
+// sections is refused, since the order of their effects would be a guess.
+func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, error) {
+	seen := make(map[string]int)
+	var ops []*patchOp
+	claim := func(t target, line int) error {
+		if first, ok := seen[t.resolved]; ok {
+			return retryf("'%s' is changed by two sections of the patch (patch lines %d and %d); put all its changes in one section. No changes were written.",
+				t.display, first, line)
+		}
+		seen[t.resolved] = line
+		return nil
+	}
+	for _, f := range p.Files {
+		op := &patchOp{f: f}
+		var err error
+		if op.src, err = s.resolve(ctx, nameApplyPatch, f.Path, levelWrite); err != nil {
+			return nil, err
+		}
+		if err := claim(op.src, f.Line); err != nil {
+			return nil, err
+		}
+		if f.MoveTo != "" {
+			if op.dst, err = s.resolve(ctx, nameApplyPatch, f.MoveTo, levelWrite); err != nil {
+				return nil, err
+			}
+			if op.dst.resolved != op.src.resolved {
+				op.moved = true
+				if err := claim(op.dst, f.Line); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if (f.Kind == patch.Delete || op.moved) && !s.canRemove() {
+			return nil, retryf("'%s': moves and deletes need a backend that can remove files, and this one cannot. No changes were written.", f.Path)
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// canRemove reports whether the backend has the operations moves and
+// deletes need.
+func (s *Set) canRemove() bool {
+	_, rm := s.b.(backend.Remover)
+	_, mv := s.b.(backend.Renamer)
+	return rm && mv
+}
+
+// lockPatch takes the path locks of every file of the patch, in sorted
+// order so two patches never wait on each other.
+func (s *Set) lockPatch(ctx context.Context, ops []*patchOp) (func(), error) {
+	var names []string
+	for _, op := range ops {
+		names = append(names, op.src.resolved)
+		if op.moved {
+			names = append(names, op.dst.resolved)
+		}
+	}
+	slices.Sort(names)
+	var unlocks []func()
+	release := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
+	for _, n := range slices.Compact(names) {
+		u, err := s.locks.lock(ctx, n)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	return release, nil
+}
+
+// planOp reads what op changes and computes its new content, refusing
+// whatever the commit could not do.
+func (s *Set) planOp(ctx context.Context, op *patchOp) error {
+	switch op.f.Kind {
+	case patch.Add:
+		old, err := s.loadReplaced(ctx, op.src)
+		if err != nil {
+			return err
+		}
+		op.old, op.data = old, []byte(op.f.Content)
+		return nil
+	case patch.Delete:
+		old, err := s.loadReplaced(ctx, op.src)
+		if err != nil {
+			return err
+		}
+		if !old.exists {
+			return retryf("File not found: %s (patch line %d deletes it). No changes were written.", op.src.display, op.f.Line)
+		}
+		op.old = old
+		return nil
+	}
+	old, err := s.loadEditable(ctx, op.src)
+	if err != nil {
+		return err
+	}
+	if i := invalidUTF8(old.data); i >= 0 {
+		return retryf("%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
+	}
+	if err := s.checkRead(op.src, old.hash); err != nil {
+		return err
+	}
+	op.old = old
+	text, used, err := applyHunks(ctx, string(old.data), op.f.Hunks, op.src.display, s.opts.EditTolerance == ToleranceWhitespace)
+	if err != nil {
+		return err
+	}
+	op.data, op.tolerant = []byte(text), used
+	if op.moved {
+		if op.dstOld, err = s.loadReplaced(ctx, op.dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadReplaced reads a file a patch creates, replaces or deletes, whole,
+// so a failed commit can put it back: missing is fine (nothing to put
+// back) when no name on the way is a file; a directory or special file
+// is refused, and so is a file over the edit limit.
+func (s *Set) loadReplaced(ctx context.Context, t target) (existing, error) {
+	info, err := backend.Stat(ctx, s.b, t.resolved)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return existing{}, s.checkParents(ctx, t)
+	case errors.Is(err, backend.ErrNotDir):
+		return existing{}, parentNotDir(t.display)
+	case err != nil:
+		return existing{}, s.storageErr(err, t.display)
+	case !info.IsRegular():
+		return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
+	case info.Size > s.maxEdit:
+		return existing{}, retryf("'%s' is %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, info.Size, s.maxEdit)
+	}
+	r, err := s.b.OpenRead(ctx, t.resolved)
+	if err != nil {
+		return existing{}, s.storageErr(err, t.display)
+	}
+	defer r.Close()
+	old, err := readExisting(ctx, r, s.maxEdit)
+	if err != nil {
+		return existing{}, s.storageErr(err, t.display)
+	}
+	if old.partial {
+		return existing{}, retryf("'%s' is more than %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, s.maxEdit, s.maxEdit)
+	}
+	if err := s.checkRead(t, old.hash); err != nil {
+		return existing{}, err
+	}
+	return old, nil
+}
+
+// checkParents refuses a new file whose nearest existing ancestor is not
+// a directory; missing parents are created by the write.
+func (s *Set) checkParents(ctx context.Context, t target) error {
+	for dir, _ := backend.Split(t.resolved); dir != "."; dir, _ = backend.Split(dir) {
+		info, err := backend.Stat(ctx, s.b, dir)
+		switch {
+		case err == nil && info.IsDir():
+			return nil
+		case err == nil, errors.Is(err, backend.ErrNotDir):
+			return parentNotDir(t.display)
+		case !errors.Is(err, fs.ErrNotExist):
+			return s.storageErr(err, t.display)
+		}
+	}
+	return nil
+}
+
+// patchDiffs renders each file's diff, with /dev/null for the missing
+// side and both names for a move.
+func (s *Set) patchDiffs(ops []*patchOp) ([]string, bool) {
+	var diffs []string
+	truncated := false
+	for _, op := range ops {
+		src := strings.TrimPrefix(s.canonical(op.src.resolved), "/")
+		name := src
+		if op.moved {
+			name = strings.TrimPrefix(s.canonical(op.dst.resolved), "/")
+		}
+		oldText, newText := displayText(op.old.data), displayText(op.data)
+		d, tr := udiff.Unified(name, oldText, newText)
+		if d == "" {
+			d = udiff.Headers(name)
+		}
+		lines := strings.SplitN(d, "\n", 3)
+		switch {
+		case op.f.Kind == patch.Add && !op.old.exists:
+			lines[0] = "--- /dev/null"
+		case op.f.Kind == patch.Delete:
+			lines[1] = "+++ /dev/null"
+		case op.moved:
+			lines[0] = "--- a/" + src
+		}
+		diffs = append(diffs, strings.Join(lines, "\n"))
+		truncated = truncated || tr
+	}
+	return diffs, truncated
+}
+
+// announcePatch sends the one change request of the whole patch, then
+// checks every path again. It returns the result text of a cancelled
+// patch.
+func (s *Set) announcePatch(ctx context.Context, ops []*patchOp, diff string, truncated bool) (string, error) {
+	if s.opts.OnChangeRequest == nil {
+		return "", nil
+	}
+	req := &ChangeRequest{Path: s.canonical(ops[0].src.resolved), Operation: OpApplyPatch, Diff: diff, Truncated: truncated}
+	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
+		return "", &fatalError{msg: "tools: change listener: " + err.Error(), err: err}
+	}
+	if reason, ok := req.Cancelled(); ok {
+		if reason == "" {
+			reason = "cancelled by a listener"
+		}
+		return fmt.Sprintf("[The patch was not applied: %s]", reason), nil
+	}
+	for _, op := range ops {
+		if err := s.recheck(ctx, op.src, levelWrite); err != nil {
+			return "", err
+		}
+		if op.moved {
+			if err := s.recheck(ctx, op.dst, levelWrite); err != nil {
+				return "", err
+			}
+		}
+	}
+	return "", nil
+}
+
+// commitStep is one storage change of a patch and how to undo it.
+type commitStep struct {
+	display string
+	do      func(ctx context.Context) error
+	undo    func(ctx context.Context) error
+}
+
+// commitPatch runs every step of every file; when one fails, the steps
+// already done are undone in reverse, from the versions read, and the
+// error says what was restored.
+func (s *Set) commitPatch(ctx context.Context, ops []*patchOp) error {
+	var done []commitStep
+	for _, op := range ops {
+		for _, st := range s.steps(op) {
+			err := st.do(ctx)
+			if errors.Is(err, backend.ErrCrossBackend) {
+				// A move between two mounts is a write and a removal,
+				// which also does the content's write step.
+				if err = s.crossMove(ctx, op, &done); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				return s.restore(ctx, s.stepErr(ctx, err, st.display), done)
+			}
+			done = append(done, st)
+		}
+	}
+	return nil
+}
+
+// pre is the precondition that a file still holds ex (or is missing).
+func pre(ex existing) backend.Precondition {
+	if ex.exists {
+		return backend.Precondition{MatchHash: ex.hash}
+	}
+	return backend.Precondition{CreateOnly: true}
+}
+
+// holding is an existing for data, as the patch leaves it.
+func holding(data []byte) existing {
+	return existing{exists: true, data: data, hash: hashBytes(data)}
+}
+
+// putBack returns name to ex, from what the patch left there (now).
+func (s *Set) putBack(name string, ex, now existing) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		switch {
+		case !ex.exists && !now.exists:
+			return nil
+		case !ex.exists:
+			return backend.Remove(ctx, s.b, name, backend.RemoveOptions{Precondition: pre(now)})
+		}
+		return backend.WriteFile(ctx, s.b, name, ex.data, backend.WriteOptions{Precondition: pre(now)})
+	}
+}
+
+// write returns a step writing data over what name holds (ex).
+func (s *Set) write(name string, ex existing, data []byte) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		return backend.WriteFile(ctx, s.b, name, data, backend.WriteOptions{Precondition: pre(ex)})
+	}
+}
+
+// steps returns the storage changes of op, each with its undo.
+func (s *Set) steps(op *patchOp) []commitStep {
+	src := op.src.resolved
+	switch {
+	case op.f.Kind == patch.Delete:
+		return []commitStep{{op.src.display,
+			func(ctx context.Context) error {
+				return backend.Remove(ctx, s.b, src, backend.RemoveOptions{Precondition: pre(op.old)})
+			},
+			s.putBack(src, op.old, existing{})}}
+	case !op.moved:
+		return []commitStep{{op.src.display, s.write(src, op.old, op.data), s.putBack(src, op.old, holding(op.data))}}
+	}
+	dst := op.dst.resolved
+	steps := []commitStep{{op.dst.display,
+		func(ctx context.Context) error {
+			return backend.Rename(ctx, s.b, src, dst, backend.RenameOptions{Precondition: pre(op.dstOld), Source: pre(op.old)})
+		},
+		func(ctx context.Context) error {
+			if err := backend.Rename(ctx, s.b, dst, src, backend.RenameOptions{Precondition: pre(existing{}), Source: pre(op.old)}); err != nil {
+				return err
+			}
+			return s.putBack(dst, op.dstOld, existing{})(ctx)
+		}}}
+	if string(op.data) != string(op.old.data) {
+		steps = append(steps, commitStep{op.dst.display, s.write(dst, op.old, op.data), s.putBack(dst, op.old, holding(op.data))})
+	}
+	return steps
+}
+
+// crossMove moves op's file between two backends of a namespace: the
+// target is written with the new content, then the source removed. Both
+// steps join done as they succeed.
+func (s *Set) crossMove(ctx context.Context, op *patchOp, done *[]commitStep) error {
+	src, dst := op.src.resolved, op.dst.resolved
+	for _, st := range []commitStep{
+		{op.dst.display, s.write(dst, op.dstOld, op.data), s.putBack(dst, op.dstOld, holding(op.data))},
+		{op.src.display, func(ctx context.Context) error {
+			return backend.Remove(ctx, s.b, src, backend.RemoveOptions{Precondition: pre(op.old)})
+		}, s.putBack(src, op.old, existing{})},
+	} {
+		if err := st.do(ctx); err != nil {
+			return err
+		}
+		*done = append(*done, st)
+	}
+	return nil
+}
+
+// stepErr maps the failure of a commit step.
+func (s *Set) stepErr(ctx context.Context, err error, display string) error {
+	switch {
+	case errors.Is(err, backend.ErrPrecondition), errors.Is(err, fs.ErrExist):
+		return retryf("Conflict: path '%s' changed while the patch was being applied.", display)
+	case errors.Is(err, fs.ErrNotExist):
+		return retryf("Conflict: path '%s' disappeared while the patch was being applied.", display)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return s.storageErr(err, display)
+}
+
+// restore undoes done in reverse after cause, and says what it restored.
+func (s *Set) restore(ctx context.Context, cause error, done []commitStep) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
+	defer cancel()
+	var restored, lost []string
+	for i := len(done) - 1; i >= 0; i-- {
+		if err := done[i].undo(rctx); err != nil {
+			lost = append(lost, fmt.Sprintf("%s (%s)", done[i].display, s.storageErr(err, done[i].display)))
+		} else if !slices.Contains(restored, done[i].display) {
+			restored = append(restored, done[i].display)
+		}
+	}
+	msg := fmt.Sprintf("The patch was not applied: %s", strings.TrimSuffix(cause.Error(), "."))
+	switch {
+	case len(restored) > 0:
+		msg += fmt.Sprintf(". Restored from the versions read: %s", strings.Join(restored, ", "))
+	case len(lost) == 0:
+		msg += ". No file was changed"
+	}
+	if len(lost) > 0 {
+		msg += fmt.Sprintf(". Could not restore: %s", strings.Join(lost, ", "))
+	}
+	msg += "."
+	if IsRetry(cause) && len(lost) == 0 {
+		return retryf("%s", msg)
+	}
+	return &fatalError{msg: msg, err: cause}
+}
+
+// patchApplied emits the events of every file and renders the result.
+func (s *Set) patchApplied(ctx context.Context, ops []*patchOp, diffs []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Applied the patch to %d %s:", len(ops), plural(len(ops), "file", "files"))
+	var tolerant []string
+	for i, op := range ops {
+		h := hashBytes(op.data)
+		var line string
+		switch {
+		case op.f.Kind == patch.Delete:
+			s.emit(ctx, FileDeleted{Path: s.canonical(op.src.resolved)})
+			line = "D " + op.src.display
+		case op.f.Kind == patch.Add:
+			s.emit(ctx, FileWritten{Path: s.canonical(op.src.resolved), ContentHash: h})
+			n := countLines(op.f.Content)
+			line = fmt.Sprintf("A %s (%d %s)", op.src.display, n, plural(n, "line", "lines"))
+		default:
+			if op.moved {
+				s.emit(ctx, FileMoved{From: s.canonical(op.src.resolved), To: s.canonical(op.dst.resolved)})
+				line = fmt.Sprintf("R %s -> %s", op.src.display, op.dst.display)
+			} else {
+				line = "M " + op.src.display
+			}
+			if string(op.data) != string(op.old.data) {
+				line += fmt.Sprintf(" (%s)", changedLines(string(op.old.data), string(op.data)))
+				ev := FileEdited{FileWritten: FileWritten{Path: s.canonical(op.dstOrSrc()), ContentHash: h}, Diff: diffs[i]}
+				s.emit(ctx, ev)
+			}
+		}
+		if op.f.Kind != patch.Delete {
+			s.guard.remember(op.dstOrSrc(), h)
+			if !s.opts.NoContentHashes {
+				line += fmt.Sprintf(" [hash:%s]", shortHash(h))
+			}
+		}
+		if op.tolerant > 0 {
+			tolerant = append(tolerant, op.name())
+		}
+		b.WriteString("\n" + line)
+	}
+	if len(tolerant) > 0 {
+		fmt.Fprintf(&b, "\nHunks of %s matched only after ignoring indentation and trailing whitespace; the files' indentation was kept.", strings.Join(tolerant, ", "))
+	}
+	return b.String()
+}
+
+// dstOrSrc is where the op's content now lives.
+func (op *patchOp) dstOrSrc() string {
+	if op.moved {
+		return op.dst.resolved
+	}
+	return op.src.resolved
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
