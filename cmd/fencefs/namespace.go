@@ -3,12 +3,14 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -70,11 +72,56 @@ func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger)
 			}
 		}
 	}
+	if err == nil {
+		err = checkCwd(ctx, b, s)
+	}
 	if err != nil {
 		n.Close()
 		return nil, err
 	}
+	warnRipgrep(n.set, logger)
 	return n, nil
+}
+
+// checkCwd refuses a --cwd that does not name a directory, which would
+// otherwise leave the model with "Path not found: ." on every call. It
+// looks with a tool set of its own, so that the check sees the path as
+// the tools do, whatever tools and policy are configured.
+func checkCwd(ctx context.Context, b backend.Backend, s *config.Settings) error {
+	if s.Cwd == "" {
+		return nil
+	}
+	set, err := tools.New(b, tools.Options{Cwd: s.Cwd, Tools: []string{"file_info"}, NoDefaultProtect: true})
+	if err != nil {
+		return fmt.Errorf("--cwd: %w", err)
+	}
+	text, err := set.Call(ctx, "file_info", json.RawMessage(`{"path":"."}`))
+	if msg, ok := retryMessage(err); ok {
+		if strings.HasPrefix(msg, "Path not found") {
+			return fmt.Errorf("--cwd %s: no such directory", s.Cwd)
+		}
+		return fmt.Errorf("--cwd %s: %s", s.Cwd, msg)
+	}
+	if err != nil {
+		return fmt.Errorf("--cwd %s: %w", s.Cwd, err)
+	}
+	if !strings.Contains(text, "\ntype: directory\n") {
+		return fmt.Errorf("--cwd %s: not a directory", s.Cwd)
+	}
+	return nil
+}
+
+// warnRipgrep says at start-up when grep or list_files is offered and
+// ripgrep is not on PATH, rather than letting each call find out.
+func warnRipgrep(set *tools.Set, logger *slog.Logger) {
+	_, grep := set.Tool("grep")
+	_, list := set.Tool("list_files")
+	if !grep && !list {
+		return
+	}
+	if _, err := exec.LookPath("rg"); err != nil {
+		logger.Warn("ripgrep (rg) is not on PATH: grep and list_files cannot use it; install ripgrep, or leave them out of --tools (search_files and find_files need no ripgrep)")
+	}
 }
 
 // open opens the backend of the namespace.

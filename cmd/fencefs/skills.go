@@ -116,5 +116,19 @@ func listSkills(ctx context.Context, s *config.Settings, rest []string, stdout, 
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal
 	}
+	if len(cat.Problems) > 0 {
+		// The listing is complete, but a script checking a skills folder
+		// must notice a broken manifest or a missing root.
+		fmt.Fprintf(stderr, "fencefs: skills: %d %s (listed above)\n", len(cat.Problems), plural(len(cat.Problems), "problem", "problems"))
+		return exitRetry
+	}
 	return exitOK
+}
+
+// plural returns one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

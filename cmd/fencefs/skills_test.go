@@ -224,24 +224,25 @@ Problems:
   /ws/missing: root does not exist
 `
 	mounts := []string{"--mount", "ws=local:ws", "--mount", "team=local:team:ro"}
+	const twoProblems = "fencefs: skills: 2 problems (listed above)\n"
 	tests := []struct {
 		name string
 		args []string
 		want result
 	}{
-		{"mounted, with problems", append(mounts, "--skills", "/team", "--skills", "/ws/skills", "--skills", "/ws/missing"), result{stdout: listing}},
-		{"config file", []string{"--config", "fencefs.yaml"}, result{stdout: listing}},
+		{"mounted, with problems", append(mounts, "--skills", "/team", "--skills", "/ws/skills", "--skills", "/ws/missing"), result{stdout: listing, stderr: twoProblems, code: 2}},
+		{"config file", []string{"--config", "fencefs.yaml"}, result{stdout: listing, stderr: twoProblems, code: 2}},
 		{"flags override the file", []string{"--config", "fencefs.yaml", "--skills", "/ws/skills"}, result{stdout: `NAME       PATH                  DESCRIPTION
 pdf-forms  /ws/skills/pdf-forms  A shadowed copy.
 
 Problems:
   /ws/skills/broken/SKILL.md: no YAML front matter: the file must start with a line '---'
-`}},
+`, stderr: "fencefs: skills: 1 problem (listed above)\n", code: 2}},
 		{"plain root", []string{"--root", "team", "--skills", "."}, result{stdout: `NAME        PATH        DESCRIPTION
 commit-msg  commit-msg  Write commit messages.
 pdf-forms   pdf-forms   Fill in PDF forms.
 `}},
-		{"nothing found", []string{"--root", "ws", "--skills", "nowhere"}, result{stdout: "No skills found in nowhere.\n\nProblems:\n  nowhere: root does not exist\n"}},
+		{"nothing found", []string{"--root", "ws", "--skills", "nowhere"}, result{stdout: "No skills found in nowhere.\n\nProblems:\n  nowhere: root does not exist\n", stderr: "fencefs: skills: 1 problem (listed above)\n", code: 2}},
 		{"no roots", mounts, result{stderr: "fencefs: skills: no skill roots given; add --skills ROOT (repeatable), or a skills list to the config file\n", code: 1}},
 		{"bad root", []string{"--root", "ws", "--skills", "../team"},
 			result{stderr: "fencefs: --skills: root \"../team\": normalize ../team: invalid path: path climbs above the root\n", code: 1}},

@@ -76,6 +76,8 @@ type Settings struct {
 
 	// rootGiven records that --root was given, which mounts exclude.
 	rootGiven bool
+	// toolsAll records that --tools named all.
+	toolsAll bool
 }
 
 // Mount is one named mount of a rooted namespace.
@@ -84,6 +86,10 @@ type Mount struct {
 	Name string
 	// Spec says what is mounted.
 	Spec MountSpec
+
+	// fromFile marks, while parsing, a mount the config file gave, which a
+	// --mount of the same name replaces.
+	fromFile bool
 }
 
 // Defaults returns the settings of serve given no flags; the other
@@ -204,14 +210,51 @@ func Parse(cmd string, args []string) (*Settings, []string, error) {
 		for _, b := range p.inherited {
 			*b = true
 		}
+		for i := range s.Mounts {
+			s.Mounts[i].fromFile = true
+		}
 		if err := p.parse(args); err != nil {
 			return nil, nil, err
 		}
+		for i := range s.Mounts {
+			s.Mounts[i].fromFile = false
+		}
+	}
+	if err := checkToolFlags(&s); err != nil {
+		return nil, nil, err
 	}
 	if len(s.Mounts) > 0 && s.rootGiven {
 		return nil, nil, &Error{Setting: "--root", Err: errors.New("cannot be combined with --mount; mount the directory instead (--mount NAME=local:DIR)")}
 	}
 	return &s, p.fs.Args(), nil
+}
+
+// checkToolFlags refuses --read-only with --tools naming a tool that
+// changes storage: the tool would silently be left out, down to a server
+// with no tools at all. "--tools all" with --read-only means every
+// read-only tool.
+func checkToolFlags(s *Settings) error {
+	if !s.ReadOnly || s.Tools == nil || s.toolsAll {
+		return nil
+	}
+	var writing []string
+	for _, n := range s.Tools {
+		if !slices.Contains(tools.ReadOnlyTools(), n) {
+			writing = append(writing, n)
+		}
+	}
+	if len(writing) == 0 {
+		return nil
+	}
+	return &Error{Setting: "--read-only", Err: fmt.Errorf("contradicts --tools: %s %s storage, which a read-only server does not offer; drop %s from --tools, or drop --read-only",
+		strings.Join(writing, ", "), plural(len(writing), "changes", "change"), plural(len(writing), "it", "them"))}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // parser binds one FlagSet to one Settings value.
@@ -260,6 +303,9 @@ func (p *parser) parse(args []string) error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		if name == "-require-read" && p.cmd == "call" {
+			return &Error{Setting: "--require-read", Err: errors.New("not for call: each call is a new process, so no file counts as read before it and every change would be refused; use it with serve")}
+		}
 		return &Error{Setting: "-" + name, Err: fmt.Errorf("unknown flag (see fencefs help %s)", p.cmd)}
 	}
 	return errors.New(strings.Replace(msg, "flag needs an argument: ", "missing value for ", 1))
@@ -321,8 +367,8 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only, in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
 		{name: "no-default-protect", usage: "drop the default protected patterns (.git, .env, *.pem, *.key, secrets*)", value: boolValue{&s.NoDefaultProtect}},
 		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
-		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: all but list_files and grep)", value: toolsValue{&s.Tools}},
-		{name: "require-read", usage: "refuse to change a file that was not read first, or changed since", value: boolValue{&s.RequireRead}},
+		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: all but list_files and grep)", value: toolsValue{&s.Tools, &s.toolsAll}},
+		{name: "require-read", usage: "refuse to change a file that was not read first, or changed since", value: boolValue{&s.RequireRead}, only: []string{"serve", "tools", "skills"}},
 		{name: "no-hashes", usage: "leave content hashes out of read, write and edit results", value: boolValue{&s.NoHashes}},
 		{name: "max-read-lines", arg: "N", usage: "default number of lines read_file returns", value: intValue{&s.MaxReadLines, 1}},
 		{name: "max-read-chars", arg: "N", usage: "cap on the characters of one read_file result (0: no cap)", value: intValue{&s.MaxReadChars, 0}},

@@ -48,7 +48,11 @@ func TestParse(t *testing.T) {
 		{"tools", "serve", []string{"--tools", "grep, read_file,,"},
 			settings(func(s *Settings) { s.Tools = []string{"grep", "read_file"} }), []string{}},
 		{"all tools", "serve", []string{"--tools", "all"},
-			settings(func(s *Settings) { s.Tools = tools.AllTools() }), []string{}},
+			settings(func(s *Settings) { s.Tools, s.toolsAll = tools.AllTools(), true }), []string{}},
+		{"all tools read-only", "serve", []string{"--tools", "all", "--read-only"},
+			settings(func(s *Settings) { s.Tools, s.toolsAll, s.ReadOnly = tools.AllTools(), true, true }), []string{}},
+		{"read-only tools read-only", "serve", []string{"--tools", "grep,read_file", "--read-only"},
+			settings(func(s *Settings) { s.Tools, s.ReadOnly = []string{"grep", "read_file"}, true }), []string{}},
 		{"mounts sorted", "serve", []string{"--mount", "ws=local:/w", "--mount", "ref=local:/r:ro"},
 			settings(func(s *Settings) { s.Mounts = []Mount{ref, ws} }), []string{}},
 		{"longest mount name", "serve", []string{"--mount", strings.Repeat("a", 64) + "=local:/w", "--mount", "A-b_c.1=local:/r:ro"},
@@ -130,6 +134,9 @@ func TestParseErrors(t *testing.T) {
 		{"call", []string{"--session-timeout", "1m"}, "--session-timeout: unknown flag"},
 		{"serve", []string{"--max-sessions", "0"}, "--max-sessions: must be > 0"},
 		{"serve", []string{"--http-timeout", "-1s"}, "--http-timeout: must be > 0"},
+		{"call", []string{"--require-read"}, "--require-read: not for call: each call is a new process"},
+		{"serve", []string{"--read-only", "--tools", "write_file"}, "--read-only: contradicts --tools: write_file changes storage, which a read-only server does not offer; drop it from --tools, or drop --read-only"},
+		{"call", []string{"--tools", "read_file,edit_file,create_directory", "--read-only"}, "--read-only: contradicts --tools: edit_file, create_directory change storage"},
 		{"call", []string{"--http-timeout", "1s"}, "--http-timeout: unknown flag"},
 		{"serve", []string{"--root", "/x", "--mount", "ws=local:/x"}, "--root: cannot be combined with --mount"},
 		{"serve", []string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, "--config: open "},
@@ -225,12 +232,50 @@ mounts:
 		t.Fatal(err)
 	}
 	want.MaxList, want.Allow, want.LogLevel, want.HTTP, want.Skills = 99, []string{"x"}, slog.LevelError, "", nil
-	want.Mounts = []Mount{{Name: "only", Spec: MountSpec{Kind: KindLocal, Dir: "/o"}}}
+	want.RequireRead = false // serve's setting: call takes none of it
+	// --mount adds to the file's mounts, and replaces one of the same name.
+	want.Mounts = []Mount{want.Mounts[0], {Name: "only", Spec: MountSpec{Kind: KindLocal, Dir: "/o"}}, want.Mounts[1]}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("with flags: got\n%+v\nwant\n%+v", got, want)
 	}
 	if !reflect.DeepEqual(rest, []string{"file_info"}) {
 		t.Fatalf("rest = %q", rest)
+	}
+}
+
+// TestParseConfigFileRelative resolves the file's relative host paths
+// against its directory, and --mount replaces the file's mount of the same
+// name while keeping the others.
+func TestParseConfigFileRelative(t *testing.T) {
+	file := writeConfig(t, "root: ./project\n")
+	dir := filepath.Dir(file)
+	s, _, err := Parse("serve", []string{"--config", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "project"); s.Root != want {
+		t.Errorf("root %q, want %q", s.Root, want)
+	}
+	if err := os.WriteFile(file, []byte("mounts:\n  ref: local:./ref:ro\n  abs: local:/srv/x\n  box: sftp://u@h/d?key=keys/id&known_hosts=kh\n  ws: local:ws\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err = Parse("serve", []string{"--config", file, "--mount", "ws=local:flag-ws", "--mount", "extra=local:/e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Mount{
+		{Name: "abs", Spec: MountSpec{Kind: KindLocal, Dir: "/srv/x"}},
+		{Name: "box", Spec: MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "u", Host: "h", Root: "/d", KeyFile: filepath.Join(dir, "keys/id"), KnownHostsFile: filepath.Join(dir, "kh")}}},
+		{Name: "extra", Spec: MountSpec{Kind: KindLocal, Dir: "/e"}},
+		{Name: "ref", Spec: MountSpec{Kind: KindLocal, Dir: filepath.Join(dir, "ref"), ReadOnly: true}},
+		// The command line's path is the process's, as for every flag.
+		{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "flag-ws"}},
+	}
+	if !reflect.DeepEqual(s.Mounts, want) {
+		t.Fatalf("mounts\n%+v\nwant\n%+v", s.Mounts, want)
+	}
+	if _, _, err := Parse("serve", []string{"--config", file, "--mount", "n=local:/a", "--mount", "n=local:/b"}); err == nil || !strings.Contains(err.Error(), `mount "n": given twice`) {
+		t.Fatalf("a flag mount given twice: %v", err)
 	}
 }
 
@@ -256,6 +301,9 @@ func TestParseConfigFileErrors(t *testing.T) {
 		{"cwd: a\ncwd: b\n", ":2: cwd: given twice"},
 		{"- a\n", ":1: expected a mapping of settings"},
 		{"a: [\n", "line"},
+		{"max_list: ten\n", `:1: max_list: "ten" is not an integer`},
+		{"\n\nno_hashes: [true]\n", ":3: no_hashes: expected a single value"},
+		{"read_only: true\ntools: [write_file]\n", "--read-only: contradicts --tools: write_file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -64,6 +65,9 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 	if err != nil {
 		return &Error{Where: at(file, v), Setting: key, Err: err}
 	}
+	if name == "root" {
+		values[0] = fromFile(file, values[0])
+	}
 	if name == "tools" {
 		values = []string{strings.Join(values, ",")}
 	}
@@ -93,7 +97,7 @@ func (p *parser) applyMounts(file string, v *yaml.Node) error {
 		if name.Kind != yaml.ScalarNode || spec.Kind != yaml.ScalarNode {
 			return &Error{Where: at(file, name), Setting: "mounts", Err: errors.New("expected NAME: SPEC")}
 		}
-		if err := mounts.add(name.Value, spec.Value); err != nil {
+		if err := mounts.addFromFile(name.Value, spec.Value, filepath.Dir(file)); err != nil {
 			var n *namedError
 			if errors.As(err, &n) {
 				return &Error{Where: at(file, spec), Setting: n.label, Err: n.err}
@@ -102,6 +106,16 @@ func (p *parser) applyMounts(file string, v *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// fromFile resolves a host path written in the config file against the
+// file's directory, as tools that read configuration files do, so that
+// the file works from any working directory.
+func fromFile(file, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(file), p)
 }
 
 // scalars returns the values of a scalar node, or of a sequence of

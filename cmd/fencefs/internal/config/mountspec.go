@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -392,6 +393,22 @@ func setHostKey(dst *string, v string) error {
 	}
 	*dst = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key)))
 	return nil
+}
+
+// resolveAgainst makes m's relative host paths relative to dir.
+func (m *MountSpec) resolveAgainst(dir string) {
+	abs := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	switch m.Kind {
+	case KindLocal:
+		abs(&m.Dir)
+	case KindSFTP:
+		abs(&m.SFTP.KeyFile)
+		abs(&m.SFTP.KnownHostsFile)
+	}
 }
 
 // String renders m as a spec that ParseMountSpec parses back to m. It

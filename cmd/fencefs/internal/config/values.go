@@ -163,7 +163,10 @@ func checkPattern(k policy.PatternKind) func(string) error {
 }
 
 // toolsValue is a comma-separated list of tool names, or "all".
-type toolsValue struct{ p *[]string }
+type toolsValue struct {
+	p   *[]string
+	all *bool
+}
 
 func (v toolsValue) String() string {
 	if v.p == nil || *v.p == nil {
@@ -174,12 +177,13 @@ func (v toolsValue) String() string {
 
 func (v toolsValue) Set(s string) error {
 	var names []string
+	all := false
 	for _, n := range strings.Split(s, ",") {
 		n = strings.TrimSpace(n)
 		switch {
 		case n == "":
 		case n == "all":
-			names = append(names, tools.AllTools()...)
+			names, all = append(names, tools.AllTools()...), true
 		case !slices.Contains(tools.AllTools(), n):
 			return fmt.Errorf("unknown tool %q; valid tools are all, %s", n, strings.Join(tools.AllTools(), ", "))
 		default:
@@ -189,7 +193,7 @@ func (v toolsValue) Set(s string) error {
 	if len(names) == 0 {
 		return errors.New("names no tool")
 	}
-	*v.p = names
+	*v.p, *v.all = names, all
 	return nil
 }
 
@@ -218,10 +222,12 @@ func (v mountsValue) Set(s string) error {
 	return v.add(name, spec)
 }
 
-// add parses and adds one mount; errors name the mount.
+// add parses and adds one mount; errors name the mount. On the command
+// line (once the file's mounts are inherited) a mount of the same name as
+// one of the file's replaces it; the file's other mounts stay.
 func (v mountsValue) add(name, spec string) error {
 	if *v.inherited {
-		*v.p, *v.inherited = nil, false
+		*v.p = slices.DeleteFunc(*v.p, func(m Mount) bool { return m.Name == name && m.fromFile })
 	}
 	if !validMountName(name) {
 		return &namedError{fmt.Sprintf("mount %q", name), fmt.Errorf("the name must be 1 to %d ASCII letters, digits, '-', '_' and '.', and not . or ..", maxMountName)}
@@ -256,6 +262,21 @@ func validMountName(name string) bool {
 		}
 	}
 	return true
+}
+
+// addFromFile adds a mount of the config file in base's directory: its
+// relative host paths (a local directory, an SFTP key or known_hosts
+// file) are taken from base.
+func (v mountsValue) addFromFile(name, spec, base string) error {
+	if err := v.add(name, spec); err != nil {
+		return err
+	}
+	for i := range *v.p {
+		if m := &(*v.p)[i]; m.Name == name {
+			m.Spec.resolveAgainst(base)
+		}
+	}
+	return nil
 }
 
 // levelValue is a log level: debug, info, warn or error.

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStartupRefusals runs serve and call with settings that would give a
+// server that cannot work as meant: each is refused at start-up, exit 1,
+// with a message naming the setting.
+func TestStartupRefusals(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing cwd", []string{"--root", f.root, "--cwd", "nope"}, "fencefs: --cwd nope: no such directory\n"},
+		{"cwd is a file", []string{"--root", f.root, "--cwd", "a.txt"}, "fencefs: --cwd a.txt: not a directory\n"},
+		{"cwd outside", []string{"--root", f.root, "--cwd", "../outside"}, "fencefs: --cwd: "},
+		{"mounted missing cwd", []string{"--mount", "ws=local:" + f.root, "--cwd", "/ws/nope"}, "fencefs: --cwd /ws/nope: no such directory\n"},
+		{"read-only with a write tool", []string{"--root", f.root, "--read-only", "--tools", "write_file"}, "fencefs: --read-only: contradicts --tools: write_file changes storage"},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"serve", "call"} {
+			t.Run(tt.name+" "+cmd, func(t *testing.T) {
+				t.Parallel()
+				args := append([]string{cmd}, tt.args...)
+				if cmd == "call" {
+					args = append(args, "list_directory")
+				}
+				got := runFencefs(t, f.root, "", nil, args...)
+				if got.code != 1 || got.stdout != "" || !strings.Contains(got.stderr, tt.want) {
+					t.Fatalf("fencefs %q: %+v, want exit 1 and stderr with %q", args, got, tt.want)
+				}
+			})
+		}
+	}
+	// A cwd that is a directory works, mounted too.
+	if got := runFencefs(t, f.root, "", nil, "call", "--mount", "ws=local:"+f.root, "--cwd", "/ws/sub", "list_directory"); got.code != 0 || !strings.Contains(got.stdout, "b.go") {
+		t.Fatalf("mounted cwd: %+v", got)
+	}
+}
+
+// TestRipgrepMissingWarning offers grep with no rg on PATH: start-up says
+// so on stderr.
+func TestRipgrepMissingWarning(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	empty := t.TempDir()
+	got := runFencefs(t, f.root, "", []string{"PATH=" + empty}, "call", "--tools", "grep,read_file", "read_file", `{"path":"a.txt"}`)
+	if got.code != 0 || !strings.Contains(got.stderr, "ripgrep (rg) is not on PATH: grep and list_files cannot use it") {
+		t.Fatalf("without rg: %+v", got)
+	}
+	got = runFencefs(t, f.root, "", []string{"PATH=" + empty}, "call", "read_file", `{"path":"a.txt"}`)
+	if got.code != 0 || got.stderr != "" {
+		t.Fatalf("without rg and without grep: %+v, want no warning", got)
+	}
+}
+
+// TestConfigRelativeToFile starts call from another directory with a
+// config file whose mount is relative: it is taken from the file's folder.
+func TestConfigRelativeToFile(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	writeFile(t, filepath.Join(base, "conf", "ref", "r.txt"), "from the file's folder\n")
+	writeFile(t, filepath.Join(base, "conf", "fencefs.yaml"), "mounts:\n  ref: local:./ref:ro\n")
+	elsewhere := t.TempDir()
+	got := runFencefs(t, elsewhere, "", nil, "call", "--config", filepath.Join(base, "conf", "fencefs.yaml"), "read_file", `{"path":"/ref/r.txt"}`)
+	if got.code != 0 || !strings.Contains(got.stdout, "from the file's folder") {
+		t.Fatalf("relative mount in a config file: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "ref")); err == nil {
+		t.Fatal("a directory appeared in the working directory")
+	}
+}
