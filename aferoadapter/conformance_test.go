@@ -128,7 +128,7 @@ func TestToolsOsFs(t *testing.T) {
 func TestToolsReadOnly(t *testing.T) {
 	conformance.RunToolsWith(t, memHarness(afero.NewReadOnlyFs), conformance.ToolsOptions{
 		ExpectedSkips: []string{
-			"WriteFile/*", "EditFile/*", "CreateDirectory/*", "Policy/Protected*", "Events/*", "ChangeRequests/*",
+			"WriteFile/*", "EditFile/*", "ApplyPatch/*", "CreateDirectory/*", "Policy/Protected*", "Events/*", "ChangeRequests/*",
 			"Symlinks/*", "SpecialFiles/*",
 		},
 		RequireAbilities: memAbilities(),

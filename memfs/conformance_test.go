@@ -153,7 +153,7 @@ func TestTools(t *testing.T) {
 
 func TestToolsReadOnly(t *testing.T) {
 	conformance.RunToolsWith(t, newHarness(true), conformance.ToolsOptions{
-		ExpectedSkips: toolSkips("WriteFile/*", "EditFile/*", "CreateDirectory/*", "Policy/Protected*",
+		ExpectedSkips: toolSkips("WriteFile/*", "EditFile/*", "ApplyPatch/*", "CreateDirectory/*", "Policy/Protected*",
 			"Events/*", "ChangeRequests/*"),
 		RequireAbilities: abilities(),
 	})

@@ -148,7 +148,7 @@ func TestToolsLocalOnly(t *testing.T) {
 // is a retry naming the path.
 func TestToolsReadOnly(t *testing.T) {
 	conformance.RunToolsWith(t, diskReadOnly(), conformance.ToolsOptions{Dir: "ro", ExpectedSkips: []string{
-		"WriteFile/*", "EditFile/*", "CreateDirectory/*", "Policy/Protected*", "Events/*", "ChangeRequests/*",
+		"WriteFile/*", "EditFile/*", "ApplyPatch/*", "CreateDirectory/*", "Policy/Protected*", "Events/*", "ChangeRequests/*",
 		"Symlinks/WriteThrough",
 	}})
 }
