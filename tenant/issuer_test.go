@@ -31,7 +31,7 @@ type signingKey struct {
 	priv crypto.Signer
 }
 
-func newTestIssuer(t *testing.T) *testIssuer {
+func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	iss := &testIssuer{keys: map[string]signingKey{}}
 	mux := http.NewServeMux()
@@ -65,7 +65,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // newKey makes a key of alg (RS256 or ES256) without publishing it.
-func newKey(t *testing.T, alg jose.SignatureAlgorithm) signingKey {
+func newKey(t testing.TB, alg jose.SignatureAlgorithm) signingKey {
 	t.Helper()
 	var priv crypto.Signer
 	var err error
@@ -97,7 +97,7 @@ func (iss *testIssuer) jwksFetches() int {
 }
 
 // sign returns a compact JWT of claims signed by k under key id kid.
-func sign(t *testing.T, k signingKey, kid string, claims map[string]any) string {
+func sign(t testing.TB, k signingKey, kid string, claims map[string]any) string {
 	t.Helper()
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.priv, KeyID: kid}},
 		(&jose.SignerOptions{}).WithType("JWT"))

@@ -64,6 +64,15 @@ type JWTConfig struct {
 	// DefaultMinFetchInterval. It keeps a flood of forged tokens from
 	// becoming a flood of requests to the issuer.
 	MinFetchInterval time.Duration
+	// CacheSize is how many verified tokens are kept, so a client's next
+	// requests with the same token skip the signature check (which costs
+	// more than a small file read); 0 means DefaultCacheSize, negative
+	// keeps none. Tokens that fail are never kept.
+	CacheSize int
+	// CacheTTL is how long a verified token is kept, at most until it
+	// expires; 0 means DefaultCacheTTL. A token verified by a key the
+	// issuer has since withdrawn is accepted for that long at most.
+	CacheTTL time.Duration
 }
 
 // Defaults of JWTConfig's key set refresh.
@@ -73,6 +82,12 @@ const (
 	// fetchBurst is how many fetches a key set may make before
 	// MinFetchInterval spaces them: the first, and a rotation or two.
 	fetchBurst = 3
+)
+
+// Defaults of JWTConfig's cache of verified tokens.
+const (
+	DefaultCacheSize = 10000
+	DefaultCacheTTL  = time.Minute
 )
 
 // JWTVerifier verifies JWT bearer tokens against an issuer's JWKS:
@@ -89,6 +104,8 @@ type JWTVerifier struct {
 	maxAge, interval time.Duration
 	tenantClaim      string
 	scopeClaim       string
+	cacheTTL         time.Duration
+	verified         *Cache[string, verifiedToken] // nil without a cache
 
 	mu   sync.Mutex
 	cur  *oidc.IDTokenVerifier
@@ -105,8 +122,8 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if cfg.Audience == "" {
 		return nil, errors.New("tenant: jwt: no audience: a token issued for any other service would be accepted")
 	}
-	if cfg.KeysMaxAge < 0 || cfg.MinFetchInterval < 0 {
-		return nil, errors.New("tenant: jwt: negative KeysMaxAge or MinFetchInterval")
+	if cfg.KeysMaxAge < 0 || cfg.MinFetchInterval < 0 || cfg.CacheTTL < 0 {
+		return nil, errors.New("tenant: jwt: negative KeysMaxAge, MinFetchInterval or CacheTTL")
 	}
 	allowed := asymmetricAlgs()
 	algs := cfg.Algorithms
@@ -129,6 +146,14 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		interval:    orDefault(cfg.MinFetchInterval, DefaultMinFetchInterval),
 		tenantClaim: orDefault(cfg.TenantClaim, DefaultTenantClaim),
 		scopeClaim:  orDefault(cfg.ScopeClaim, DefaultScopeClaim),
+		cacheTTL:    orDefault(cfg.CacheTTL, DefaultCacheTTL),
+	}
+	if size := orDefault(cfg.CacheSize, DefaultCacheSize); size > 0 {
+		c, err := NewCache(CacheOptions[string, verifiedToken]{Size: size, Build: v.verifyToken})
+		if err != nil {
+			return nil, err
+		}
+		v.verified = c
 	}
 	if v.client == nil {
 		v.client = http.DefaultClient
@@ -190,10 +215,55 @@ func orDefault[T comparable](v, def T) T {
 	return v
 }
 
+// verifiedToken is a cache entry: the identity of a token and until when
+// it may be served from the cache.
+type verifiedToken struct {
+	id    *Identity
+	until time.Time
+}
+
 // Verify checks token and returns its holder. A token that does not verify
 // gets an error matching auth.ErrInvalidToken; a verified token whose
 // tenant claim is missing or not a safe id one matching ErrForbidden.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Identity, error) {
+	if v.verified == nil {
+		vt, err := v.verifyToken(ctx, token)
+		return vt.id, err
+	}
+	vt, release, err := v.verified.Get(ctx, token)
+	release()
+	if err == nil && !time.Now().Before(vt.until) {
+		// Kept too long: verify again, and serve what that gives even if
+		// a CacheTTL shorter than the call has already passed.
+		v.verified.Remove(token)
+		vt, release, err = v.verified.Get(ctx, token)
+		release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	id := *vt.id
+	id.Scopes = slices.Clone(id.Scopes)
+	return &id, nil
+}
+
+// verifyToken checks token's signature and claims.
+func (v *JWTVerifier) verifyToken(ctx context.Context, token string) (verifiedToken, error) {
+	id, err := v.verify(ctx, token)
+	if err != nil {
+		return verifiedToken{}, err
+	}
+	return verifiedToken{id: id, until: minTime(id.Expiry, time.Now().Add(v.cacheTTL))}, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func (v *JWTVerifier) verify(ctx context.Context, token string) (*Identity, error) {
 	t, err := v.verifier().Verify(ctx, token)
 	if err != nil {
 		return nil, invalidToken("%v", err)

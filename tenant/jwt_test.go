@@ -28,7 +28,7 @@ type jwtFixture struct {
 	verifier *JWTVerifier
 }
 
-func newJWTFixture(t *testing.T, cfg JWTConfig) *jwtFixture {
+func newJWTFixture(t testing.TB, cfg JWTConfig) *jwtFixture {
 	t.Helper()
 	f := &jwtFixture{iss: newTestIssuer(t), rsa: newKey(t, jose.RS256), ec: newKey(t, jose.ES256)}
 	f.iss.publish(map[string]signingKey{"r1": f.rsa, "e1": f.ec})
@@ -135,7 +135,7 @@ func TestJWTVerify(t *testing.T) {
 // under a new key id is accepted after the verifier fetches the set again,
 // and one under the retired key is refused once the set no longer has it.
 func TestJWTKeyRotation(t *testing.T) {
-	f := newJWTFixture(t, JWTConfig{})
+	f := newJWTFixture(t, JWTConfig{CacheSize: -1})
 	ctx := context.Background()
 	if _, err := f.verifier.Verify(ctx, sign(t, f.rsa, "r1", f.claims("t1", nil))); err != nil {
 		t.Fatal(err)
@@ -254,22 +254,58 @@ func TestJWTFetchLimit(t *testing.T) {
 }
 
 // TestJWTKeysMaxAge: a key the issuer stopped publishing verifies nothing
-// once the key set is KeysMaxAge old, even under its own key id.
+// once the key set is KeysMaxAge old, even under its own key id; a token
+// it verified before is served from the cache of verified tokens for at
+// most CacheTTL.
 func TestJWTKeysMaxAge(t *testing.T) {
 	for _, tc := range []struct {
-		maxAge  time.Duration
+		name    string
+		cfg     JWTConfig
 		refused bool
-	}{{time.Hour, false}, {time.Nanosecond, true}} {
-		f := newJWTFixture(t, JWTConfig{KeysMaxAge: tc.maxAge})
-		ctx := context.Background()
-		leaked := sign(t, f.rsa, "r1", f.claims("t1", nil))
-		if _, err := f.verifier.Verify(ctx, leaked); err != nil {
-			t.Fatal(err)
+	}{
+		{"key set young", JWTConfig{KeysMaxAge: time.Hour, CacheSize: -1}, false},
+		{"key set old", JWTConfig{KeysMaxAge: time.Nanosecond, CacheSize: -1}, true},
+		{"key set old, token cached", JWTConfig{KeysMaxAge: time.Nanosecond}, false},
+		{"key set old, cache entry old", JWTConfig{KeysMaxAge: time.Nanosecond, CacheTTL: time.Nanosecond}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newJWTFixture(t, tc.cfg)
+			ctx := context.Background()
+			leaked := sign(t, f.rsa, "r1", f.claims("t1", nil))
+			if _, err := f.verifier.Verify(ctx, leaked); err != nil {
+				t.Fatal(err)
+			}
+			f.iss.publish(map[string]signingKey{"e1": f.ec}) // r1 withdrawn
+			_, err := f.verifier.Verify(ctx, leaked)
+			if refused := StatusCode(err) == http.StatusUnauthorized; refused != tc.refused {
+				t.Fatalf("withdrawn key's token: %v, want refused %v", err, tc.refused)
+			}
+		})
+	}
+}
+
+// TestJWTCache: a cached identity is a copy, and a refused token is not
+// kept.
+func TestJWTCache(t *testing.T) {
+	f := newJWTFixture(t, JWTConfig{TenantClaim: "tenant"})
+	ctx := context.Background()
+	tok := sign(t, f.rsa, "r1", f.claims("t1", nil))
+	a, err := f.verifier.Verify(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Scopes[0], a.Tenant = "files:admin", "t2"
+	b, err := f.verifier.Verify(ctx, tok)
+	if err != nil || b.Tenant != "t1" || b.Scopes[0] != "files:read" {
+		t.Fatalf("second Verify: %+v, %v", b, err)
+	}
+	bad := sign(t, f.rsa, "r1", f.claims("../t2", nil))
+	for range 2 {
+		if _, err := f.verifier.Verify(ctx, bad); StatusCode(err) != http.StatusForbidden {
+			t.Fatalf("bad tenant: %v", err)
 		}
-		f.iss.publish(map[string]signingKey{"e1": f.ec}) // r1 withdrawn
-		_, err := f.verifier.Verify(ctx, leaked)
-		if refused := StatusCode(err) == http.StatusUnauthorized; refused != tc.refused {
-			t.Fatalf("KeysMaxAge %v: withdrawn key's token: %v, want refused %v", tc.maxAge, err, tc.refused)
-		}
+	}
+	if n := f.verifier.verified.Len(); n != 1 {
+		t.Fatalf("%d tokens cached, want 1", n)
 	}
 }
