@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // BenchmarkJWTVerify is the cost a request's bearer token adds when it is
