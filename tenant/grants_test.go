@@ -10,6 +10,20 @@ import (
 func TestDefaultGrants(t *testing.T) {
 	g := DefaultGrants()
 	ro := tools.ReadOnlyTools()
+	var writing, defaultRO []string // derived, so a new tool needs no edit here
+	for _, n := range tools.AllTools() {
+		if !slices.Contains(ro, n) {
+			writing = append(writing, n)
+		}
+	}
+	for _, n := range tools.DefaultTools() {
+		if slices.Contains(ro, n) {
+			defaultRO = append(defaultRO, n)
+		}
+	}
+	if len(writing) == 0 || len(defaultRO) == 0 || !slices.Contains(writing, "write_file") || !slices.Contains(defaultRO, "read_file") {
+		t.Fatalf("tools' lists: writing %q, default read-only %q", writing, defaultRO)
+	}
 	cases := []struct {
 		name    string
 		scopes  []string
@@ -17,8 +31,8 @@ func TestDefaultGrants(t *testing.T) {
 		want    []string
 	}{
 		{"read", []string{ScopeRead}, ro, ro},
-		{"read of the defaults", []string{ScopeRead}, tools.DefaultTools(), []string{"read_file", "list_directory", "search_files", "find_files", "file_info"}},
-		{"write only", []string{ScopeWrite}, nil, []string{"write_file", "edit_file", "create_directory"}},
+		{"read of the defaults", []string{ScopeRead}, tools.DefaultTools(), defaultRO},
+		{"write only", []string{ScopeWrite}, nil, writing},
 		{"both", []string{"openid", ScopeRead, ScopeWrite}, tools.DefaultTools(), tools.DefaultTools()},
 		{"none", []string{"openid", "profile"}, nil, nil},
 		{"no scopes", nil, nil, nil},
