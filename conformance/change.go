@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,6 +83,7 @@ func (s *suite) changeTests() []testCase {
 		testCase{"RemoveAllCheckRefuses", s.testRemoveAllCheck},
 		testCase{"RemoveAllFile", s.testRemoveAllFile},
 		testCase{"RenameCreatesParents", s.testRenameParents},
+		testCase{"RenameTree", s.testRenameTree},
 		testCase{"RenameDirOntoExisting", s.testRenameDirOntoExisting},
 		testCase{"RenameIntoItself", s.testRenameIntoItself},
 		testCase{"RenameThroughFile", s.testRenameThroughFile},
@@ -381,6 +383,29 @@ func (s *suite) testRenameParents(t *testing.T) {
 	e.wantContent(e.p("x/y/t"), newContent)
 	e.wantMissing(e.p("s"))
 	e.wantRaw(e.p("x/y/t"))
+}
+
+// testRenameTree moves a directory with files, subdirectories and (where
+// the storage can hold one) an empty directory.
+func (s *suite) testRenameTree(t *testing.T) {
+	e := s.setup(t)
+	e.requireChanges("rename")
+	files := e.tree("d")
+	if e.caps.EmptyDirs {
+		e.mkdir("d/empty")
+	}
+	if err := backend.Rename(e.ctx, e.b, e.p("d"), e.p("e"), backend.RenameOptions{}); err != nil {
+		t.Fatalf("Rename of a tree: %v", err)
+	}
+	e.wantMissing(e.p("d"))
+	for _, f := range files {
+		e.wantContent(e.p("e"+strings.TrimPrefix(f, "d")), []byte(f))
+	}
+	if e.caps.EmptyDirs {
+		if fi := e.stat(e.p("e/empty")); !fi.IsDir() {
+			t.Errorf("e/empty is %v after the move, want a directory", fi.Mode)
+		}
+	}
 }
 
 func (s *suite) testRenameDirOntoExisting(t *testing.T) {

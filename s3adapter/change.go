@@ -133,34 +133,47 @@ func (f *FS) removeDir(ctx context.Context, name string) error {
 // RemoveFiles removes the objects names with DeleteObjects, 1000 keys per
 // request. Missing keys are not an error (S3 reports them deleted).
 func (f *FS) RemoveFiles(ctx context.Context, names []string) error {
-	for _, name := range names {
+	keys := make([]string, len(names))
+	for i, name := range names {
 		if err := f.beginChange("remove", name); err != nil {
 			return err
 		}
+		keys[i] = f.key(name)
 	}
-	for start := 0; start < len(names); start += deleteBatchSize {
-		batch := names[start:min(start+deleteBatchSize, len(names))]
+	return f.deleteKeys(ctx, keys)
+}
+
+// deleteKeys deletes the object keys (directory markers included) with
+// DeleteObjects, 1000 per request.
+func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
+	for start := 0; start < len(keys); start += deleteBatchSize {
+		batch := keys[start:min(start+deleteBatchSize, len(keys))]
 		ids := make([]types.ObjectIdentifier, len(batch))
-		for i, name := range batch {
-			ids[i] = types.ObjectIdentifier{Key: aws.String(f.key(name))}
+		for i, key := range batch {
+			ids[i] = types.ObjectIdentifier{Key: aws.String(key)}
 		}
 		out, err := f.client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
 			Bucket: &f.bucket,
 			Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(true)},
 		})
 		if err != nil {
-			return pathError("remove", batch[0], err)
+			return pathError("remove", f.storagePath(batch[0]), err)
 		}
 		if len(out.Errors) > 0 {
 			e := out.Errors[0]
-			name := strings.TrimPrefix(aws.ToString(e.Key), f.prefix)
-			return &fs.PathError{Op: "remove", Path: name, Err: &apiError{
+			return &fs.PathError{Op: "remove", Path: f.storagePath(aws.ToString(e.Key)), Err: &apiError{
 				sentinel: cmp(codeSentinel(aws.ToString(e.Code)), fs.ErrPermission), code: aws.ToString(e.Code),
 				cause: errors.New(aws.ToString(e.Message)),
 			}}
 		}
 	}
 	return nil
+}
+
+// storagePath turns an object key below the prefix back into the storage
+// path it stands for (a marker into its directory).
+func (f *FS) storagePath(key string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(key, f.prefix), "/")
 }
 
 // cmp returns a unless it is nil, and b then.
@@ -405,24 +418,27 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	}
 	var copied, sources []string
 	for _, k := range keys {
-		rel := strings.TrimPrefix(aws.ToString(k.Key), f.dirPrefix(from))
-		dst := f.dirPrefix(to) + rel
+		key := aws.ToString(k.Key)
+		dst := f.dirPrefix(to) + strings.TrimPrefix(key, f.dirPrefix(from))
 		src := object{etag: aws.ToString(k.ETag), size: aws.ToInt64(k.Size)}
-		name := strings.TrimPrefix(aws.ToString(k.Key), f.prefix)
-		target := strings.TrimPrefix(dst, f.prefix)
-		if err := f.copyKey(ctx, name, target, src); err != nil {
-			_ = f.RemoveFiles(context.WithoutCancel(ctx), copied)
+		if err := f.copyKey(ctx, strings.TrimPrefix(key, f.prefix), strings.TrimPrefix(dst, f.prefix), src); err != nil {
+			// The source is whole; take back the copies made so far.
+			_ = f.deleteKeys(context.WithoutCancel(ctx), copied)
 			return err
 		}
-		copied = append(copied, target)
-		sources = append(sources, name)
+		copied = append(copied, dst)
+		sources = append(sources, key)
 	}
-	return f.RemoveFiles(ctx, sources)
+	return f.deleteKeys(ctx, sources)
 }
 
-// copyKey copies one key of a directory being moved (names may end in
-// "/", for markers).
+// copyKey copies one key of a directory being moved. A directory marker
+// (a name ending in "/") is written anew rather than copied, since some
+// servers (versitygw) keep markers as directories that cannot be copied.
 func (f *FS) copyKey(ctx context.Context, from, to string, src object) error {
+	if dir, ok := strings.CutSuffix(to, "/"); ok {
+		return f.putMarkers(ctx, dir, []string{dir})
+	}
 	if src.size > MaxCopyPartSize {
 		return f.multipartCopy(ctx, "rename", from, to, src, "", nil, backend.Precondition{})
 	}

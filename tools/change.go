@@ -184,6 +184,15 @@ func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated
 		return "", nil
 	}
 	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated}
+	if msg, err := s.ask(ctx, req, t.display, verb); err != nil || msg != "" {
+		return msg, err
+	}
+	return "", s.recheck(ctx, t, levelWrite)
+}
+
+// ask sends req to the listener and returns the result text of a
+// cancelled change, naming display.
+func (s *Set) ask(ctx context.Context, req *ChangeRequest, display, verb string) (string, error) {
 	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
 		return "", &fatalError{msg: "tools: change listener: " + err.Error(), err: err}
 	}
@@ -191,9 +200,9 @@ func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated
 		if reason == "" {
 			reason = "cancelled by a listener"
 		}
-		return fmt.Sprintf("['%s' was not %s: %s]", t.display, verb, reason), nil
+		return fmt.Sprintf("['%s' was not %s: %s]", display, verb, reason), nil
 	}
-	return "", s.recheck(ctx, t, levelWrite)
+	return "", nil
 }
 
 // writeErr maps the failure of a write's commit.

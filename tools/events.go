@@ -56,18 +56,26 @@ type FileEdited struct {
 // Kind returns "file_edited".
 func (FileEdited) Kind() string { return "file_edited" }
 
-// FileDeleted reports a file that apply_patch deleted.
+// FileDeleted reports a file that delete_file or apply_patch deleted.
 type FileDeleted struct {
 	Path string
+	// ContentHash is the lowercase hex SHA-256 of the content deleted,
+	// where the tool read it (delete_file of a regular file); empty
+	// otherwise.
+	ContentHash string
 }
 
 // Kind returns "file_deleted".
 func (FileDeleted) Kind() string { return "file_deleted" }
 
-// FileMoved reports a file that apply_patch moved; a changed content is
-// reported by a FileEdited on To as well.
+// FileMoved reports a file or directory that move_file or apply_patch
+// moved; a content apply_patch changed is reported by a FileEdited on To
+// as well.
 type FileMoved struct {
 	From, To string
+	// ContentHash is the lowercase hex SHA-256 of the file move_file
+	// moved; empty for a directory and for apply_patch.
+	ContentHash string
 }
 
 // Kind returns "file_moved".
@@ -108,14 +116,18 @@ const (
 // ChangeRequest announces a change to Options.OnChangeRequest after every
 // check passed and before storage is touched. The listener may Cancel it.
 type ChangeRequest struct {
-	// Path is the canonical, symlink-resolved path to change; for
-	// OpApplyPatch the first file of the patch, whose Diff has a section
-	// per file naming each.
+	// Path is the canonical, symlink-resolved path to change: for OpMove
+	// and OpCopy the destination; for OpApplyPatch the first file of the
+	// patch, whose Diff has a section per file naming each.
 	Path string
-	// Operation is OpWrite, OpEdit, OpCreateDirectory or OpApplyPatch.
+	// Source is, for OpMove and OpCopy, the canonical path moved or copied
+	// from; empty otherwise.
+	Source string
+	// Operation is OpWrite, OpEdit, OpCreateDirectory, OpApplyPatch,
+	// OpDelete, OpMove or OpCopy.
 	Operation string
 	// Diff is the unified diff from the current to the proposed content
-	// (empty for a directory).
+	// of Path (to empty for a deletion; empty for a directory).
 	Diff string
 	// Truncated reports that Diff was cut, or left out because a side was
 	// too large or could not be shown.

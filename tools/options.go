@@ -24,17 +24,21 @@ const (
 	nameListFiles       = "list_files"
 	nameGrep            = "grep"
 	nameApplyPatch      = "apply_patch"
+	nameDeleteFile      = "delete_file"
+	nameMoveFile        = "move_file"
+	nameCopyFile        = "copy_file"
 )
 
 // AllTools returns the names of every tool, in the order a Set lists them.
 func AllTools() []string {
 	return []string{nameReadFile, nameWriteFile, nameEditFile, nameListDirectory, nameSearchFiles,
-		nameFindFiles, nameCreateDirectory, nameFileInfo, nameListFiles, nameGrep, nameApplyPatch}
+		nameFindFiles, nameCreateDirectory, nameFileInfo, nameListFiles, nameGrep, nameApplyPatch,
+		nameDeleteFile, nameMoveFile, nameCopyFile}
 }
 
 // DefaultTools returns the names of the tools a Set has when Options.Tools
-// is nil: all but the ripgrep-backed list_files and grep and the
-// multi-file apply_patch, which are opt-in.
+// is nil: all but the ripgrep-backed list_files and grep, the multi-file
+// apply_patch, and delete_file, move_file and copy_file, which are opt-in.
 func DefaultTools() []string {
 	return []string{nameReadFile, nameWriteFile, nameEditFile, nameListDirectory, nameSearchFiles,
 		nameFindFiles, nameCreateDirectory, nameFileInfo}

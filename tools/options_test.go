@@ -18,7 +18,7 @@ func TestOptionsValidation(t *testing.T) {
 		{Options{MaxSearchResults: -2}, "tools: MaxSearchResults must be > 0, got -2"},
 		{Options{MaxFindResults: -3}, "tools: MaxFindResults must be > 0, got -3"},
 		{Options{RipgrepTimeout: -1}, "tools: RipgrepTimeout must be > 0, got -1ns"},
-		{Options{Tools: []string{"read_file", "cat"}}, `tools: unknown tool "cat"; valid tools are read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, list_files, grep, apply_patch`},
+		{Options{Tools: []string{"read_file", "cat"}}, `tools: unknown tool "cat"; valid tools are read_file, write_file, edit_file, list_directory, search_files, find_files, create_directory, file_info, list_files, grep, apply_patch, delete_file, move_file, copy_file`},
 	}
 	for _, tt := range tests {
 		_, err := New(newMemFS(), tt.opts)
@@ -64,7 +64,7 @@ func TestToolSelection(t *testing.T) {
 			}
 		}
 	}
-	if len(DefaultTools()) != 8 || len(AllTools()) != 11 || len(ReadOnlyTools()) != 7 {
+	if len(DefaultTools()) != 8 || len(AllTools()) != 14 || len(ReadOnlyTools()) != 7 {
 		t.Error("tool name lists have the wrong lengths")
 	}
 	DefaultTools()[0] = "changed"
@@ -82,10 +82,14 @@ func TestSchemasAndAnnotations(t *testing.T) {
 		"list_directory":   {Title: "List directory", ReadOnly: true, Idempotent: true},
 		"create_directory": {Title: "Create directory", Idempotent: true},
 		"file_info":        {Title: "File info", ReadOnly: true, Idempotent: true},
+		"delete_file":      {Title: "Delete file", Destructive: true},
+		"move_file":        {Title: "Move file", Destructive: true},
+		"copy_file":        {Title: "Copy file", Destructive: true, Idempotent: true},
 	}
 	required := map[string][]string{
 		"read_file": {"path"}, "write_file": {"path", "content"}, "edit_file": {"path"},
 		"list_directory": {}, "create_directory": {"path"}, "file_info": {"path"},
+		"delete_file": {"path"}, "move_file": {"source", "destination"}, "copy_file": {"source", "destination"},
 	}
 	for _, tool := range s.Tools() {
 		var schema struct {
@@ -117,7 +121,7 @@ func TestSchemasAndAnnotations(t *testing.T) {
 			}
 		}
 		_, hasHash := schema.Properties["expected_hash"]
-		if want := tool.Name == "write_file" || tool.Name == "edit_file"; hasHash != want {
+		if want := !slices.Contains(ReadOnlyTools(), tool.Name) && tool.Name != "create_directory"; hasHash != want {
 			t.Errorf("%s expected_hash present = %v", tool.Name, hasHash)
 		}
 	}

@@ -193,6 +193,12 @@ func (s *Set) build(name string) *Tool {
 		return s.grepTool()
 	case nameApplyPatch:
 		return s.applyPatchTool()
+	case nameDeleteFile:
+		return s.deleteFileTool()
+	case nameMoveFile:
+		return s.moveFileTool()
+	case nameCopyFile:
+		return s.copyFileTool()
 	}
 	panic("tools: no constructor for " + name)
 }
@@ -225,9 +231,13 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (stri
 // the arguments give one.
 func readOnlySetErr(tool string, args json.RawMessage) error {
 	var a struct {
-		Path string `json:"path"`
+		Path   string `json:"path"`
+		Source string `json:"source"`
 	}
-	if json.Unmarshal(args, &a) == nil && a.Path != "" && !hasControl(a.Path) {
+	if json.Unmarshal(args, &a) == nil && a.Path == "" {
+		a.Path = a.Source
+	}
+	if a.Path != "" && !hasControl(a.Path) {
 		return retryf("Path '%s' cannot be changed: this tool set is read-only.", a.Path)
 	}
 	return retryf("%s is not available: this tool set is read-only.", tool)

@@ -164,6 +164,9 @@ func exerciseSession(t *testing.T, ctx context.Context, cs *mcp.ClientSession, f
 		{"list_files", map[string]any{}, "sub/b.go"},
 		{"grep", map[string]any{"pattern": "package"}, "sub/b.go:1:package sub"},
 		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch\n"}, "A p.txt (1 line)"},
+		{"copy_file", map[string]any{"source": "new.txt", "destination": "copy.txt"}, "Copied new.txt to copy.txt."},
+		{"move_file", map[string]any{"source": "copy.txt", "destination": "made/moved.txt"}, "Moved copy.txt to made/moved.txt."},
+		{"delete_file", map[string]any{"path": "made/moved.txt"}, "Deleted file: made/moved.txt"},
 	}
 	called := map[string]bool{}
 	for _, c := range calls {

@@ -1,0 +1,216 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/policy"
+	"github.com/fencefs/fencefs/tools/internal/udiff"
+)
+
+func (s *Set) deleteFileTool() *Tool {
+	desc := "Delete a file or a directory. A directory must be empty unless recursive is true, which deletes it " +
+		"and everything in it; a directory holding a protected path is not deleted at all. A path through a " +
+		"symlink deletes what the link leads to."
+	if !s.opts.NoContentHashes {
+		desc += " Pass expected_hash from your last read to refuse the deletion if the file changed since."
+	}
+	return &Tool{
+		Name:        nameDeleteFile,
+		Description: desc,
+		InputSchema: objectSchema([]string{"path"}, s.withSourceHash(
+			prop{"path", `{"type":"string","description":"The file or directory to delete, relative to the working directory, or starting with '/'."}`},
+			prop{"recursive", `{"type":"boolean","description":"Delete a directory and everything in it. Default false: only an empty directory is deleted."}`},
+		)...),
+		Annotations: Annotations{Title: "Delete file", Destructive: true},
+		call:        s.deleteFile,
+	}
+}
+
+func (s *Set) deleteFile(ctx context.Context, raw json.RawMessage) (string, error) {
+	var p string
+	var recursive bool
+	var expected *string
+	args := append([]arg{{"path", &p, true}, {"recursive", &recursive, false}}, s.hashArg(&expected)...)
+	if err := decodeArgs(raw, args...); err != nil {
+		return "", err
+	}
+	t, err := s.resolve(ctx, nameDeleteFile, p, levelWrite)
+	if err != nil {
+		return "", err
+	}
+	if err := s.checkRemovable(t); err != nil {
+		return "", err
+	}
+	unlock, err := s.locks.lock(ctx, t.resolved)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	info, err := backend.Stat(ctx, s.b, t.resolved)
+	if err != nil {
+		return "", s.storageErr(err, p)
+	}
+	if info.IsDir() {
+		if expected != nil {
+			return "", retryf("'%s' is a directory; expected_hash applies to files only.", p)
+		}
+		return s.deleteDir(ctx, t, recursive)
+	}
+	return s.deleteOne(ctx, t, info, expected)
+}
+
+// checkRemovable refuses to delete or move the namespace root, in a
+// rooted namespace a mount, and the working directory or a directory
+// holding it, which every later relative path would miss.
+func (s *Set) checkRemovable(t target) error {
+	switch {
+	case t.resolved == ".":
+		return retryf("Path '%s' is the root of the workspace and cannot be deleted or moved.", t.display)
+	case s.rooted && !strings.Contains(t.resolved, "/"):
+		return retryf("Path '%s' is a mount and cannot be deleted or moved.", t.display)
+	case backend.IsWithin(s.cwd, t.resolved):
+		return retryf("Path '%s' holds the working directory and cannot be deleted or moved.", t.display)
+	}
+	return nil
+}
+
+// deleteOne deletes the file at t, whose metadata is info, on the
+// condition that it still holds what the checks and the change listener
+// saw.
+func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, expected *string) (string, error) {
+	var old existing
+	var diff string
+	truncated := false
+	if info.IsRegular() {
+		var err error
+		if old, err = s.loadSource(ctx, t); err != nil {
+			return "", err
+		}
+		if expected != nil {
+			if err := checkExpected(t.display, *expected, old.hash); err != nil {
+				return "", err
+			}
+		}
+		if err := s.checkRead(t, old.hash); err != nil {
+			return "", err
+		}
+		diff, truncated = s.diffTo(t, old, existing{})
+	} else if expected != nil {
+		return "", retryf("Path '%s' is not a regular file; expected_hash applies to files only.", t.display)
+	}
+	if msg, err := s.announce(ctx, t, OpDelete, diff, truncated, "deleted"); err != nil || msg != "" {
+		return msg, err
+	}
+	var pre backend.Precondition
+	if old.exists {
+		pre.MatchHash = old.hash
+	}
+	if err := backend.Remove(ctx, s.b, t.resolved, backend.RemoveOptions{Precondition: pre}); err != nil {
+		if errors.Is(err, backend.ErrPrecondition) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrIsDir) {
+			return "", s.conflictNow(ctx, &change{t: t, old: old})
+		}
+		return "", s.storageErr(err, t.display)
+	}
+	s.emit(ctx, FileDeleted{Path: s.canonical(t.resolved), ContentHash: old.hash})
+	return "Deleted file: " + t.display, nil
+}
+
+// loadSource reads the regular file at t for a change that removes or
+// copies it: its hash, and as much of it as a diff can show.
+func (s *Set) loadSource(ctx context.Context, t target) (existing, error) {
+	r, err := s.b.OpenRead(ctx, t.resolved)
+	if err != nil {
+		return existing{}, s.storageErr(err, t.display)
+	}
+	defer r.Close()
+	ex, err := readExisting(ctx, r, diffKeep)
+	if err != nil {
+		return ex, s.storageErr(err, t.display)
+	}
+	return ex, nil
+}
+
+// diffTo renders the diff of the file at t from its content old (missing
+// when !old.exists) to the content new (missing for a deletion); a side
+// that cannot be shown (binary, or larger than a diff shows) gives the
+// headers only.
+func (s *Set) diffTo(t target, old, new existing) (string, bool) {
+	name := strings.TrimPrefix(s.canonical(t.resolved), "/")
+	if old.partial || isBinaryPrefix(old.data) || new.partial || isBinaryPrefix(new.data) {
+		return udiff.Headers(name), true
+	}
+	return udiff.Unified(name, displayText(old.data), displayText(new.data))
+}
+
+// deleteDir deletes the directory at t: an empty one, or with recursive
+// everything below it, after checking that the policy lets every entry
+// be changed.
+func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, error) {
+	entries, err := s.b.List(ctx, t.resolved)
+	if err != nil {
+		return "", s.storageErr(err, t.display)
+	}
+	notEmpty := retryf("Directory '%s' is not empty. Pass recursive: true to delete it and everything in it.", t.display)
+	if len(entries) > 0 && !recursive {
+		return "", notEmpty
+	}
+	n, err := s.checkTree(ctx, t, t.resolved)
+	if err != nil {
+		return "", err
+	}
+	if msg, err := s.announce(ctx, t, OpDelete, "", false, "deleted"); err != nil || msg != "" {
+		return msg, err
+	}
+	if n == 0 {
+		err = backend.Remove(ctx, s.b, t.resolved, backend.RemoveOptions{})
+	} else {
+		err = backend.RemoveAll(ctx, s.b, t.resolved, backend.RemoveAllOptions{Check: func(name string, _ backend.DirEntry) error {
+			return s.entryRefusal(t, name)
+		}})
+	}
+	switch {
+	case errors.Is(err, backend.ErrNotEmpty) && n == 0:
+		return "", notEmpty
+	case errors.Is(err, backend.ErrNotEmpty):
+		return "", retryf("Conflict: directory '%s' changed while it was being deleted; what appeared meanwhile is still there. Check it and retry.", t.display)
+	case err != nil:
+		return "", s.storageErr(err, t.display)
+	}
+	s.emit(ctx, DirectoryDeleted{Path: s.canonical(t.resolved), Entries: n})
+	if n == 0 {
+		return "Deleted directory: " + t.display, nil
+	}
+	return fmt.Sprintf("Deleted directory: %s (%d entries)", t.display, n), nil
+}
+
+// checkTree walks the tree below dir, the directory of the tool target t,
+// and refuses it when the policy does not let one of its entries be
+// changed (a protected or denied path). It returns the number of entries.
+func (s *Set) checkTree(ctx context.Context, t target, dir string) (int, error) {
+	n := 0
+	err := backend.Walk(ctx, s.b, dir, func(name string, _ backend.DirEntry) error {
+		n++
+		return s.entryRefusal(t, name)
+	})
+	if err != nil {
+		return n, s.storageErr(err, t.display)
+	}
+	return n, nil
+}
+
+// entryRefusal returns why the entry name of the tree at t cannot be
+// changed, or nil.
+func (s *Set) entryRefusal(t target, name string) error {
+	err := s.rules.CheckWrite(name, name)
+	var d *policy.Denied
+	if errors.As(err, &d) {
+		return retryf("Directory '%s' cannot be changed as a whole: %s", t.display, d.Naming(s.canonical(name)).Message)
+	}
+	return err
+}
