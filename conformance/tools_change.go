@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/mounted"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -334,14 +335,16 @@ func (s *toolSuite) testChangeToolReadOnlySet(t *testing.T) {
 	e.wantAbsent("b.txt")
 }
 
-// testChangeToolReadOnlyStorage calls the change tools on a read-only
-// backend: each is a retry naming the path, and storage is unchanged.
+// testChangeToolReadOnlyStorage calls the change tools on read-only
+// storage: the backend itself when it is read-only, and otherwise the
+// backend behind mounted.ReadOnly. Each call is a retry naming the path,
+// and storage is unchanged.
 func (s *toolSuite) testChangeToolReadOnlyStorage(t *testing.T) {
 	e := s.setup(t)
-	if !e.caps.ReadOnly {
-		t.Skipf("skipped: backend is writable (Capabilities.ReadOnly=false)")
-	}
 	e.put("a.txt", "a\n")
+	if !e.caps.ReadOnly {
+		e.b = mounted.ReadOnly(e.b)
+	}
 	ts := e.tools(e.allTools(tools.Options{}))
 	msg := func(p string) string {
 		return "Path '" + p + "' is on read-only storage and cannot be changed. Write somewhere else."
