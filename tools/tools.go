@@ -1,7 +1,7 @@
 // Package tools provides the file tools an AI agent uses over a fencefs
 // backend: read_file, write_file, edit_file, list_directory, search_files,
-// find_files, create_directory, file_info, and the opt-in list_files and
-// grep.
+// find_files, create_directory, file_info, and the opt-in list_files,
+// grep, apply_patch, delete_file, move_file and copy_file.
 //
 // A [Set] binds the tools to one backend and one configuration ([Options]).
 // Each [Tool] has a name, a description, a hand-written JSON Schema for its
