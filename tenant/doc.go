@@ -10,7 +10,8 @@
 //	     verified claim and checked to be one safe path component
 //	  -> Grants: the tools the identity's scopes allow
 //	  -> Template.Expand: the tenant's mounts ("s3://b/tenants/{tenant}/ws")
-//	  -> Cache: the tenant's tool set, built once and kept in a bounded LRU
+//	  -> Cache: the tenant's tool set, built once and kept in a bounded LRU;
+//	     WithValue puts it in the request's context for the request's length
 //
 // Middleware plugs a Verifier into the MCP SDK's auth.RequireBearerToken:
 // a token that does not verify gets 401, a verified token whose tenant

@@ -52,8 +52,8 @@ type JWTConfig struct {
 	// space-separated string (RFC 9068 "scope") or an array of strings
 	// (as some issuers send "scp"); "" means "scope".
 	ScopeClaim string
-	// HTTPClient fetches discovery and keys; nil means
-	// http.DefaultClient. Give it a timeout.
+	// HTTPClient fetches discovery and keys; nil means a client with a
+	// timeout of DefaultFetchTimeout. Give yours a timeout too.
 	HTTPClient *http.Client
 	// KeysMaxAge is how long a fetched key set is trusted before it is
 	// fetched again; 0 means DefaultKeysMaxAge. A key the issuer stopped
@@ -79,6 +79,7 @@ type JWTConfig struct {
 const (
 	DefaultKeysMaxAge       = 15 * time.Minute
 	DefaultMinFetchInterval = 10 * time.Second
+	DefaultFetchTimeout     = 30 * time.Second
 	// fetchBurst is how many fetches a key set may make before
 	// MinFetchInterval spaces them: the first, and a rotation or two.
 	fetchBurst = 3
@@ -156,7 +157,9 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		v.verified = c
 	}
 	if v.client == nil {
-		v.client = http.DefaultClient
+		// A fetch that never ends would hold every later key lookup, which
+		// waits for the fetch in flight.
+		v.client = &http.Client{Timeout: DefaultFetchTimeout}
 	}
 	if v.jwksURL == "" {
 		p, err := oidc.NewProvider(oidc.ClientContext(ctx, v.client), cfg.Issuer)

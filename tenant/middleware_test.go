@@ -3,6 +3,7 @@ package tenant
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -51,19 +52,11 @@ func newMCPServer(t *testing.T, v Verifier, stateless bool) *mcpServer {
 		t.Fatal(err)
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		id, err := FromContext(r.Context())
-		if err != nil {
-			return nil // Middleware lets no such request through
-		}
-		srv, release, err := servers.Get(r.Context(), id.Tenant)
-		if err != nil {
-			return nil
-		}
-		release() // an mcp.Server holds nothing to close
-		return srv
+		srv, _ := ValueFrom[*mcp.Server](r.Context())
+		return srv // nil (refused by the SDK) only without WithValue
 	}, &mcp.StreamableHTTPOptions{Stateless: stateless})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", Middleware(v, &MiddlewareOptions{ResourceMetadataURL: "https://files.example.test/.well-known/oauth-protected-resource", Grants: DefaultGrants()})(handler))
+	mux.Handle("/mcp", Middleware(v, &MiddlewareOptions{ResourceMetadataURL: "https://files.example.test/.well-known/oauth-protected-resource", Grants: DefaultGrants()})(WithValue(servers, handler)))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL + "/mcp"
@@ -182,5 +175,68 @@ func TestMiddlewareMCP(t *testing.T) {
 				t.Fatalf("t1's session with t1's token: %d, want 200", status)
 			}
 		})
+	}
+}
+
+// TestWithValue: the tenant's value is built once, held for the request
+// and released after it; a failed build is 503; no Identity is 401.
+func TestWithValue(t *testing.T) {
+	path := t.TempDir() + "/tokens.yaml"
+	writeTokenFile(t, path, "tokens:\n  - {name: a, sha256: "+HashToken("tok-t1")+", tenant: t1, scopes: [files:read]}\n"+
+		"  - {name: b, sha256: "+HashToken("tok-bad")+", tenant: broken, scopes: [files:read]}\n")
+	v, err := NewStatic(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &closer{}
+	values, err := NewCache(CacheOptions[ID, string]{Size: 4, OnEvict: cl.close, Build: func(_ context.Context, id ID) (string, error) {
+		if id == "broken" {
+			return "", fmt.Errorf("storage of %s unreachable", id)
+		}
+		return "value of " + string(id), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		val, ok := ValueFrom[string](r.Context())
+		if !ok {
+			t.Error("no value in the request")
+		}
+		values.Remove("t1") // evicted while the request holds it
+		if got := cl.list(); len(got) != 0 {
+			t.Errorf("closed %q while a request held it", got)
+		}
+		fmt.Fprint(w, val)
+	})
+	srv := httptest.NewServer(Middleware(v, nil)(WithValue(values, inner)))
+	defer srv.Close()
+	bare := httptest.NewServer(WithValue(values, inner))
+	defer bare.Close()
+
+	get := func(url, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var sb strings.Builder
+		_, _ = io.Copy(&sb, resp.Body)
+		return resp.StatusCode, sb.String()
+	}
+	if code, body := get(srv.URL, "tok-t1"); code != 200 || body != "value of t1" {
+		t.Fatalf("t1: %d %q", code, body)
+	}
+	if got := cl.list(); len(got) != 1 || got[0] != "value of t1" {
+		t.Fatalf("after the request: closed %q", got)
+	}
+	if code, body := get(srv.URL, "tok-bad"); code != http.StatusServiceUnavailable || !strings.Contains(body, "unreachable") {
+		t.Fatalf("failed build: %d %q", code, body)
+	}
+	if code, _ := get(bare.URL, "tok-t1"); code != http.StatusUnauthorized {
+		t.Fatalf("without Middleware: %d, want 401", code)
 	}
 }
