@@ -32,8 +32,11 @@ import (
 // and written through b's Writer when it is closed, atomically; Sync does
 // not write. Opening an existing file for writing without O_TRUNC loads
 // its content and commits only if the file still holds that content.
-// Removing, renaming, chmod, chown and chtimes are not supported: they
-// return errors wrapping errors.ErrUnsupported.
+// Remove, RemoveAll and Rename use backend.Remove, backend.RemoveAll and
+// backend.Rename (a backend without them answers errors.ErrUnsupported);
+// unlike os.Rename, Rename does not replace an existing directory. Chmod,
+// chown and chtimes are not supported: they return errors wrapping
+// errors.ErrUnsupported.
 func ToAfero(ctx context.Context, b backend.Backend) afero.Fs {
 	return &view{ctx: ctx, b: b}
 }
@@ -261,15 +264,6 @@ func (v *view) MkdirAll(name string, perm os.FileMode) error {
 func unsupported(op, name string) error {
 	return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: fencefs backends cannot %s", errors.ErrUnsupported, op)}
 }
-
-// Remove is not supported.
-func (v *view) Remove(name string) error { return unsupported("remove", name) }
-
-// RemoveAll is not supported.
-func (v *view) RemoveAll(name string) error { return unsupported("remove", name) }
-
-// Rename is not supported.
-func (v *view) Rename(oldname, newname string) error { return unsupported("rename", oldname) }
 
 // Chmod is not supported.
 func (v *view) Chmod(name string, mode os.FileMode) error { return unsupported("chmod", name) }

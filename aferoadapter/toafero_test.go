@@ -286,15 +286,44 @@ func TestToAferoDirs(t *testing.T) {
 	}
 }
 
+func TestToAferoRemoveRename(t *testing.T) {
+	v, b := toAfero(t, map[string]string{"f": "x", "g": "y", "d/a": "a", "d/sub/b": "b"})
+	if err := v.Rename("f", "/moved/f"); err != nil {
+		t.Fatalf("Rename: %v", err)
+	}
+	wantContent(t, b, "moved/f", "x")
+	if err := v.Rename("g", "moved/f"); err != nil {
+		t.Fatalf("Rename onto a file: %v", err)
+	}
+	wantContent(t, b, "moved/f", "y")
+	if err := v.Remove("d"); !errors.Is(err, backend.ErrNotEmpty) {
+		t.Errorf("Remove of a full directory = %v, want ErrNotEmpty", err)
+	}
+	if err := v.RemoveAll("d"); err != nil {
+		t.Fatalf("RemoveAll: %v", err)
+	}
+	if err := v.RemoveAll("d"); err != nil {
+		t.Errorf("RemoveAll of a missing path = %v, want nil", err)
+	}
+	if err := v.Remove("moved/f"); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	for _, name := range []string{"f", "g", "d", "moved/f"} {
+		if _, err := v.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Stat(%q) after the changes = %v, want fs.ErrNotExist", name, err)
+		}
+	}
+	if err := v.Remove("../x"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("Remove(../x) = %v, want fs.ErrInvalid", err)
+	}
+}
+
 func TestToAferoUnsupported(t *testing.T) {
 	v, b := toAfero(t, map[string]string{"f": "x"})
 	ops := map[string]error{
-		"Remove":    v.Remove("f"),
-		"RemoveAll": v.RemoveAll("f"),
-		"Rename":    v.Rename("f", "g"),
-		"Chmod":     v.Chmod("f", 0o600),
-		"Chown":     v.Chown("f", 1, 1),
-		"Chtimes":   v.Chtimes("f", time.Time{}, time.Time{}),
+		"Chmod":   v.Chmod("f", 0o600),
+		"Chown":   v.Chown("f", 1, 1),
+		"Chtimes": v.Chtimes("f", time.Time{}, time.Time{}),
 	}
 	for op, err := range ops {
 		if !errors.Is(err, errors.ErrUnsupported) {
