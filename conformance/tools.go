@@ -414,7 +414,7 @@ func (e *toolEnv) fileLineAs(rel, plain string, size int) string {
 			return e.shownAs(rel, plain) + "  (size unknown)"
 		}
 	}
-	return fmt.Sprintf("%s  (%d bytes)", e.shownAs(rel, plain), size)
+	return fmt.Sprintf("%s  (%s)", e.shownAs(rel, plain), counted(size, "byte", "bytes"))
 }
 
 // symlinker returns the harness's Symlinker or skips the scenario.
@@ -482,7 +482,7 @@ func lines(l ...string) string { return strings.Join(l, "\n") }
 // hiddenNotice is the walkers' trailing line for k skipped dot-named
 // children of the walk root.
 func hiddenNotice(k int) string {
-	return fmt.Sprintf("[%d hidden entries omitted; name a hidden path explicitly to include it]", k)
+	return fmt.Sprintf("[%s omitted; name a hidden path explicitly to include it]", counted(k, "hidden entry", "hidden entries"))
 }
 
 // numbered renders lines of a read_file body from line first on.
@@ -496,5 +496,14 @@ func numbered(first int, texts ...string) string {
 
 // readHeader is read_file's header line.
 func readHeader(path string, n int, data string) string {
-	return fmt.Sprintf("[%s | %d lines | hash:%s]\n", path, n, hash12(data))
+	return fmt.Sprintf("[%s | %s | hash:%s]\n", path, counted(n, "line", "lines"), hash12(data))
+}
+
+// counted returns n and the noun in the form its number takes, as the tools
+// print counts: "1 line", "2 lines".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -204,7 +204,7 @@ func (s *toolSuite) testCwdSubdir(t *testing.T) {
 	if e.caps.ReadOnly {
 		return
 	}
-	e.want(ts, "write_file", args{"path": "../new.txt", "content": "n\n"}, "Wrote 2 chars (1 lines) to ../new.txt. [hash:"+hash12("n\n")+"]")
+	e.want(ts, "write_file", args{"path": "../new.txt", "content": "n\n"}, "Wrote 2 chars (1 line) to ../new.txt. [hash:"+hash12("n\n")+"]")
 	e.wantContent("new.txt", "n\n")
 	e.wantEvents("write_file", l, tools.FileWritten{Path: e.canon("new.txt"), ContentHash: fullHash("n\n")})
 }

@@ -60,7 +60,7 @@ func (s *toolSuite) testReadWindow(t *testing.T) {
 	}{
 		{args{"path": "f.txt", "limit": 2}, h + numbered(1, texts[:2]...) + "... (10 more lines. Use offset=2 to continue reading.)\n"},
 		{args{"path": "f.txt", "offset": 2, "limit": 2}, h + numbered(3, texts[2:4]...) + "... (8 more lines. Use offset=4 to continue reading.)\n"},
-		{args{"path": "f.txt", "offset": 9, "limit": 2}, h + "    10\tl10\n    11\tl11\n... (1 more lines. Use offset=11 to continue reading.)\n"},
+		{args{"path": "f.txt", "offset": 9, "limit": 2}, h + "    10\tl10\n    11\tl11\n... (1 more line. Use offset=11 to continue reading.)\n"},
 		{args{"path": "f.txt", "offset": 11}, h + "    12\tl12\n"},
 		{args{"path": "f.txt", "offset": 10, "limit": 5}, h + numbered(11, "l11", "l12")},
 		{args{"path": "f.txt"}, h + numbered(1, texts...)},
@@ -104,8 +104,8 @@ func (s *toolSuite) testReadBinary(t *testing.T) {
 	late := strings.Repeat("a", 8192) + "\x00\n"
 	e.put("late.txt", late)
 	ts := e.tools(tools.Options{})
-	e.want(ts, "read_file", args{"path": "b.bin"}, "[Binary file: 7 bytes. Use a binary-aware tool to inspect.]")
-	e.want(ts, "read_file", args{"path": "edge.bin", "offset": 3}, "[Binary file: 8192 bytes. Use a binary-aware tool to inspect.]")
+	e.want(ts, "read_file", args{"path": "b.bin"}, "[Binary file: 7 bytes. It cannot be shown as text.]")
+	e.want(ts, "read_file", args{"path": "edge.bin", "offset": 3}, "[Binary file: 8192 bytes. It cannot be shown as text.]")
 	e.want(ts, "read_file", args{"path": "late.txt"}, readHeader("late.txt", 1, late)+numbered(1, strings.Repeat("a", 8192)+"\x00"))
 }
 
@@ -180,7 +180,7 @@ func (s *toolSuite) testReadNoHashes(t *testing.T) {
 	e := s.setup(t)
 	e.put("a.txt", "Hello\n")
 	ts := e.tools(tools.Options{NoContentHashes: true})
-	e.want(ts, "read_file", args{"path": "a.txt"}, "[a.txt | 1 lines]\n     1\tHello\n")
+	e.want(ts, "read_file", args{"path": "a.txt"}, "[a.txt | 1 line]\n     1\tHello\n")
 }
 
 // ---------------------------------------------------------------------
@@ -208,7 +208,7 @@ func (s *toolSuite) testWriteNew(t *testing.T) {
 	data := "héllo\nworld"
 	e.want(ts, "write_file", args{"path": "n.txt", "content": data}, "Wrote 11 chars (2 lines) to n.txt. [hash:"+hash12(data)+"]")
 	e.wantContent("n.txt", data)
-	e.want(ts, "write_file", args{"path": "d/x.txt", "content": "x"}, "Wrote 1 chars (1 lines) to d/x.txt. [hash:"+hash12("x")+"]")
+	e.want(ts, "write_file", args{"path": "d/x.txt", "content": "x"}, "Wrote 1 char (1 line) to d/x.txt. [hash:"+hash12("x")+"]")
 	e.wantContent("d/x.txt", "x")
 }
 
@@ -217,7 +217,7 @@ func (s *toolSuite) testWriteOverwrite(t *testing.T) {
 	e.writable()
 	e.put("n.txt", "old content\n")
 	ts := e.tools(tools.Options{})
-	e.want(ts, "write_file", args{"path": "n.txt", "content": "x\n"}, "Wrote 2 chars (1 lines) to n.txt. [hash:"+hash12("x\n")+"]")
+	e.want(ts, "write_file", args{"path": "n.txt", "content": "x\n"}, "Wrote 2 chars (1 line) to n.txt. [hash:"+hash12("x\n")+"]")
 	e.wantContent("n.txt", "x\n")
 }
 
@@ -240,7 +240,7 @@ func (s *toolSuite) testWriteCounts(t *testing.T) {
 	for i, tt := range tests {
 		name := fmt.Sprintf("c%d.txt", i)
 		e.want(ts, "write_file", args{"path": name, "content": tt.content},
-			fmt.Sprintf("Wrote %d chars (%d lines) to %s. [hash:%s]", tt.chars, tt.lines, name, hash12(tt.content)))
+			fmt.Sprintf("Wrote %s (%s) to %s. [hash:%s]", counted(tt.chars, "char", "chars"), counted(tt.lines, "line", "lines"), name, hash12(tt.content)))
 		// Written exactly as given: no newline added, removed or
 		// translated.
 		e.wantContent(name, tt.content)
@@ -259,7 +259,7 @@ func (s *toolSuite) testWriteExpectedHash(t *testing.T) {
 		"Conflict: file 'n.txt' has changed (expected hash:000000000000, got hash:"+hash12("v1\n")+"). Re-read the file and retry.")
 	e.wantContent("n.txt", "v1\n")
 	e.want(ts, "write_file", args{"path": "n.txt", "content": "v2\n", "expected_hash": hash12("v1\n")},
-		"Wrote 3 chars (1 lines) to n.txt. [hash:"+hash12("v2\n")+"]")
+		"Wrote 3 chars (1 line) to n.txt. [hash:"+hash12("v2\n")+"]")
 	e.wantContent("n.txt", "v2\n")
 	// The hash as shown with its "hash:" prefix, and a longer prefix of
 	// the full SHA-256, are accepted too.
@@ -268,7 +268,7 @@ func (s *toolSuite) testWriteExpectedHash(t *testing.T) {
 	e.wantContent("n.txt", "v4\n")
 	// For a missing file expected_hash is ignored.
 	e.want(ts, "write_file", args{"path": "new.txt", "content": "n", "expected_hash": "000000000000"},
-		"Wrote 1 chars (1 lines) to new.txt. [hash:"+hash12("n")+"]")
+		"Wrote 1 char (1 line) to new.txt. [hash:"+hash12("n")+"]")
 }
 
 func (s *toolSuite) testWriteParentMissing(t *testing.T) {
@@ -338,7 +338,7 @@ func (s *toolSuite) testWriteNoHashes(t *testing.T) {
 	e.writable()
 	e.put("a.txt", "alpha\n")
 	ts := e.tools(tools.Options{NoContentHashes: true})
-	e.want(ts, "write_file", args{"path": "n.txt", "content": "x\n"}, "Wrote 2 chars (1 lines) to n.txt.")
+	e.want(ts, "write_file", args{"path": "n.txt", "content": "x\n"}, "Wrote 2 chars (1 line) to n.txt.")
 	e.want(ts, "edit_file", args{"path": "a.txt", "old_text": "alpha", "new_text": "beta"}, "Edited a.txt (line 1).")
 	// expected_hash is not an argument without hashes.
 	e.wantRetryMentions(ts, "write_file", args{"path": "n.txt", "content": "y", "expected_hash": hash12("x\n")}, "expected_hash")

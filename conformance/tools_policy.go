@@ -81,7 +81,7 @@ func (s *toolSuite) testPolicyProtectedOptions(t *testing.T) {
 	e.wantRetry(extra, "write_file", args{"path": "x.lock", "content": "x"}, fmt.Sprintf("Path '%s' is protected (matches '*.lock').", e.canon("x.lock")))
 	e.wantRetry(extra, "write_file", args{"path": ".env", "content": "x"}, fmt.Sprintf("Path '%s' is protected (matches '**/.env').", e.canon(".env")))
 	off := e.tools(tools.Options{NoDefaultProtect: true})
-	e.want(off, "write_file", args{"path": ".env", "content": "x"}, "Wrote 1 chars (1 lines) to .env. [hash:"+hash12("x")+"]")
+	e.want(off, "write_file", args{"path": ".env", "content": "x"}, "Wrote 1 char (1 line) to .env. [hash:"+hash12("x")+"]")
 	e.wantContent(".env", "x")
 }
 
@@ -246,7 +246,7 @@ func (s *toolSuite) testLinkWrite(t *testing.T) {
 	e.writable()
 	e.arrangeToolLinks()
 	ts := e.tools(tools.Options{})
-	e.want(ts, "write_file", args{"path": "lf", "content": "new\n"}, "Wrote 4 chars (1 lines) to lf. [hash:"+hash12("new\n")+"]")
+	e.want(ts, "write_file", args{"path": "lf", "content": "new\n"}, "Wrote 4 chars (1 line) to lf. [hash:"+hash12("new\n")+"]")
 	e.wantContent("a.txt", "new\n")
 	if fi, err := backend.Stat(e.ctx, e.b, e.store("lf")); err != nil || !fi.IsSymlink() {
 		t.Errorf("after write_file through lf: Stat(%q) = %+v, %v; want the symlink kept", e.store("lf"), fi, err)

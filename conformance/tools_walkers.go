@@ -306,8 +306,9 @@ func (s *toolSuite) testListFilesIgnore(t *testing.T) {
 	ts := e.tools(e.allTools(tools.Options{}))
 	all := e.treeFiles()
 	e.want(ts, "list_files", nil, lines(all[0], all[1], all[4], all[5], hiddenNotice(2)))
-	// The other walkers do not read ignore files.
-	e.want(ts, "find_files", args{"pattern": "*.txt"}, lines(e.shown("docs.txt"), e.shown("notes.txt"), hiddenNotice(2)))
+	// The other walkers do not read ignore files. No hidden entry could
+	// match *.txt, so there is no notice.
+	e.want(ts, "find_files", args{"pattern": "*.txt"}, lines(e.shown("docs.txt"), e.shown("notes.txt")))
 }
 
 // testRipgrepMissing checks list_files and grep without ripgrep: on local
@@ -432,10 +433,23 @@ func (s *toolSuite) testHiddenWalkers(t *testing.T) {
 	sub, v := e.shown("sub/s.txt"), e.shown("v.txt")
 	e.want(ts, "list_directory", nil, lines(e.shown("sub")+"/", e.fileLine("v.txt", 6), notice))
 	e.want(ts, "search_files", args{"pattern": "hello"}, lines(sub+":1:hello s", v+":1:hello", notice))
-	e.want(ts, "find_files", args{"pattern": "**/*.txt"}, lines(sub, v, notice))
-	e.want(ts, "find_files", args{"pattern": "*.rs"}, lines("No matches found.", notice))
 	e.want(ts, "list_files", nil, lines(sub, v, notice))
 	e.want(ts, "grep", args{"pattern": "hello"}, lines(sub+":1:hello s", v+":1:hello", notice))
+	// The notice counts only hidden entries that could have been part of
+	// the result: .env is not a .txt file, but .hidden may hold one; no
+	// hidden entry can match *.rs at the top.
+	e.want(ts, "find_files", args{"pattern": "**/*.txt"}, lines(sub, v, hiddenNotice(1)))
+	e.want(ts, "find_files", args{"pattern": "*.rs"}, "No matches found.")
+	e.want(ts, "find_files", args{"pattern": ".*"}, lines("No matches found.", notice))
+	e.want(ts, "search_files", args{"pattern": "hello", "include_glob": "*.env"}, lines("No matches found.", notice))
+	e.want(ts, "list_files", args{"glob": "*.txt"}, lines(sub, v, hiddenNotice(1)))
+	e.want(ts, "grep", args{"pattern": "hello", "file_type": "rust"}, lines("No matches found.", hiddenNotice(1)))
+	// A denied entry is invisible, not hidden: it is not counted.
+	denied := e.tools(e.allTools(tools.Options{Denied: []string{"**/.env"}}))
+	e.want(denied, "list_directory", nil, lines(e.shown("sub")+"/", e.fileLine("v.txt", 6), hiddenNotice(1)))
+	e.want(denied, "find_files", args{"pattern": "*"}, lines(e.shown("sub")+"/", v, hiddenNotice(1)))
+	e.want(denied, "list_files", nil, lines(sub, v, hiddenNotice(1)))
+	e.want(denied, "grep", args{"pattern": "hello"}, lines(sub+":1:hello s", v+":1:hello", hiddenNotice(1)))
 	// Below the walk root hidden entries are skipped, not counted; naming
 	// a directory makes its dot-named children count.
 	e.want(ts, "find_files", args{"pattern": "**/*.txt", "path": "sub"}, lines(sub, hiddenNotice(1)))
@@ -473,7 +487,7 @@ func (s *toolSuite) testControlNames(t *testing.T) {
 	}
 	ts := e.tools(e.allTools(tools.Options{}))
 	ok, sub := e.shown("ok.txt"), e.shown("sub/s.txt")
-	notice := "[1 entries with control characters in their names omitted]"
+	notice := "[1 entry with control characters in their names omitted]"
 	e.want(ts, "list_directory", nil, lines(e.fileLine("ok.txt", 6), e.shown("sub")+"/", notice))
 	e.want(ts, "find_files", args{"pattern": "*"}, lines(ok, e.shown("sub")+"/", notice))
 	notice2 := "[2 entries with control characters in their names omitted]"

@@ -40,7 +40,10 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/tools/internal/glob"
 )
 
 // walkFilter decides, entry by entry, what a walker may show, and counts
@@ -49,9 +52,16 @@ import (
 type walkFilter struct {
 	s    *Set
 	root target
-	// hidden counts dot-named direct children of the root.
+	// relevant, when set, reports whether an entry directly below the
+	// root (rel, a directory or not) could be part of the walker's result
+	// by its pattern or glob; a directory could when something below it
+	// could. Only hidden entries that could are counted.
+	relevant func(rel string, isDir bool) bool
+	// hidden counts dot-named direct children of the root that the
+	// policy would show and the walker could have shown.
 	hidden int
-	// control counts entries whose names hold control characters.
+	// control counts entries whose names hold control characters and
+	// that the policy would show.
 	control int
 }
 
@@ -100,7 +110,7 @@ func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntr
 	}
 	we = walkEntry{Name: name, Actual: actual, Resolved: actual, Info: e.Info()}
 	if hasControl(e.Name) {
-		f.control++
+		f.countControl(actual, e.IsDir())
 		return we, false, false, nil
 	}
 	if hasControl(rel) {
@@ -108,7 +118,13 @@ func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntr
 	}
 	if hiddenComponent(rel) {
 		if !strings.Contains(rel, "/") {
-			f.hidden++
+			counted, err := f.wouldShow(ctx, we, rel, e)
+			if err != nil {
+				return we, false, false, err
+			}
+			if counted {
+				f.hidden++
+			}
 		}
 		return we, false, false, nil
 	}
@@ -123,6 +139,53 @@ func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntr
 		return we, false, false, nil
 	}
 	return we, f.s.rules.Visible(we.Name, we.Resolved), descend, nil
+}
+
+// countControl counts an entry whose name holds a control character, at
+// the storage path actual, when the policy would show it: a denied entry
+// is invisible, not omitted. A link is judged by its name alone, since
+// walkers never follow a link so named.
+func (f *walkFilter) countControl(actual string, isDir bool) {
+	name := actual
+	if rel, ok := f.below(actual); ok && f.root.written != f.root.resolved {
+		name = backend.Join(f.root.written, rel)
+	}
+	if f.policyShows(name, actual, isDir) {
+		f.control++
+	}
+}
+
+// policyShows reports whether the policy lets a walker show an entry
+// listed as name, at resolved: a directory when it is not denied (its
+// files may be allowed even when it is not), anything else when it may be
+// read.
+func (f *walkFilter) policyShows(name, resolved string, isDir bool) bool {
+	if isDir {
+		return f.s.rules.CheckWalkRoot(name, resolved) == nil
+	}
+	return f.s.rules.Visible(name, resolved)
+}
+
+// wouldShow reports whether the hidden entry we (rel below the root)
+// would have been part of the result were it not hidden: the walker's
+// pattern could select it, and the policy would show it (a link only when
+// it leads to a file or directory inside the root). So a notice never
+// counts a denied entry, nor one the walker was not looking for.
+func (f *walkFilter) wouldShow(ctx context.Context, we walkEntry, rel string, e backend.DirEntry) (bool, error) {
+	isDir := e.IsDir()
+	if e.IsSymlink() {
+		ok, err := f.followLink(ctx, &we)
+		if !ok || err != nil {
+			return false, err
+		}
+		isDir = we.IsDir()
+	} else if !isDir && !e.IsRegular() {
+		return false, nil
+	}
+	if f.relevant != nil && !f.relevant(rel, isDir) {
+		return false, nil
+	}
+	return f.policyShows(we.Name, we.Resolved, isDir), nil
 }
 
 // below returns the part of actual below the walk root.
@@ -170,12 +233,38 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 func (f *walkFilter) notices() []string {
 	var out []string
 	if f.hidden > 0 {
-		out = append(out, fmt.Sprintf("[%d hidden entries omitted; name a hidden path explicitly to include it]", f.hidden))
+		out = append(out, fmt.Sprintf("[%s omitted; name a hidden path explicitly to include it]", count(f.hidden, "hidden entry", "hidden entries")))
 	}
 	if f.control > 0 {
-		out = append(out, fmt.Sprintf("[%d entries with control characters in their names omitted]", f.control))
+		out = append(out, fmt.Sprintf("[%s with control characters in their names omitted]", count(f.control, "entry", "entries")))
 	}
 	return out
+}
+
+// mayKeep reports whether the glob and file type of a list_files or grep
+// call could select the entry rel below the walk root (a directory when
+// they do not exclude it, as ripgrep then still enters it). Ignore files
+// are not consulted: a hidden entry they ignore may still be counted.
+func (sel selection) mayKeep(rel string, isDir bool) bool {
+	if o := sel.overrides; o != nil && o.MatchOverride(rel, isDir) == glob.Ignore {
+		return false
+	}
+	return isDir || sel.typeSelects(rel)
+}
+
+// typeSelects reports whether the file type of the selection, if any,
+// takes the file at the path name.
+func (sel selection) typeSelects(name string) bool {
+	if sel.typeGlobs == nil {
+		return true
+	}
+	_, base := backend.Split(name)
+	for _, g := range sel.typeGlobs {
+		if ok, _ := doublestar.Match(g, base); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // hiddenComponent reports whether a component of the relative path rel

@@ -48,6 +48,10 @@ func (s *Set) findFiles(ctx context.Context, raw json.RawMessage) (string, error
 		return "", retryf("Not a directory: %s", p)
 	}
 	f := s.newWalkFilter(root)
+	f.relevant = func(rel string, isDir bool) bool {
+		st := pat.Start().Step(rel)
+		return (st.Matched() && (isDir || !pat.DirOnly())) || (isDir && st.Alive())
+	}
 	limit := s.opts.MaxFindResults
 	var lines []string
 	truncated := false
@@ -78,7 +82,7 @@ func (s *Set) findFiles(ctx context.Context, raw json.RawMessage) (string, error
 	}
 	capMarker := ""
 	if truncated {
-		capMarker = fmt.Sprintf("[... truncated at %d matches]", limit)
+		capMarker = fmt.Sprintf("[... truncated at %s]", count(limit, "match", "matches"))
 	}
 	s.emit(ctx, FilesSearched{Path: s.canonical(root.resolved), Pattern: pattern, Search: "find", MatchCount: len(lines), Truncated: truncated})
 	return finishOutput(lines, "No matches found.", capMarker, f.notices()), nil

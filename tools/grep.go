@@ -68,6 +68,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	f := s.newWalkFilter(root)
+	f.relevant = q.sel.mayKeep
 	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
 	switch host, local := s.hostDir(root.resolved); {
 	case !info.IsDir() && !s.fileRootVisible(root, info):
@@ -85,6 +86,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 		// built-in engine, which holds at most textsearch.MaxLineBytes
 		// of a line, does the whole search again.
 		f = s.newWalkFilter(root)
+		f.relevant = q.sel.mayKeep
 		pr = textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
 		err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
 	}
@@ -93,7 +95,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 	}
 	capMarker := ""
 	if pr.Truncated() {
-		capMarker = fmt.Sprintf("[... truncated at %d lines]", s.opts.MaxSearchResults)
+		capMarker = fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxSearchResults, "line", "lines"))
 	}
 	s.emit(ctx, FilesSearched{Path: s.canonical(root.resolved), Pattern: q.pattern, Search: "grep", MatchCount: pr.Matches(), Truncated: pr.Truncated()})
 	var lines []string

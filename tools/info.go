@@ -93,7 +93,7 @@ func sizeLine(n int64) string {
 	if n < 0 {
 		return "size: unknown"
 	}
-	return fmt.Sprintf("size: %d bytes", n)
+	return "size: " + count(n, "byte", "bytes")
 }
 
 // linkTarget returns the stored target of t when its final component is

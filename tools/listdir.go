@@ -61,7 +61,7 @@ func (s *Set) listDirectory(ctx context.Context, raw json.RawMessage) (string, e
 		lines = append(lines, "(empty directory)")
 	}
 	if truncated {
-		lines = append(lines, fmt.Sprintf("[... truncated at %d entries]", s.opts.MaxListResults))
+		lines = append(lines, fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxListResults, "entry", "entries")))
 	}
 	lines = append(lines, f.notices()...)
 	s.emit(ctx, DirectoryListed{Path: s.canonical(t.resolved), EntryCount: shown})
@@ -77,7 +77,7 @@ func (s *Set) listLine(we walkEntry) string {
 	case we.Info.Size < 0:
 		return name + "  (size unknown)"
 	}
-	return fmt.Sprintf("%s  (%d bytes)", name, we.Info.Size)
+	return fmt.Sprintf("%s  (%s)", name, count(we.Info.Size, "byte", "bytes"))
 }
 
 // listErr maps the errors of listing a directory.

@@ -20,7 +20,7 @@ func TestListDirectory(t *testing.T) {
 		rec := &recorder{}
 		s := newSet(t, fx.b, Options{OnEvent: rec.on})
 		wantEqual(t, ok(t, s, "list_directory"),
-			"a.txt  (1 bytes)\nb.txt  (2 bytes)\nempty/\nother/\nsub/\n[2 hidden entries omitted; name a hidden path explicitly to include it]")
+			"a.txt  (1 byte)\nb.txt  (2 bytes)\nempty/\nother/\nsub/\n[2 hidden entries omitted; name a hidden path explicitly to include it]")
 		wantEqual(t, ok(t, s, "list_directory", "path", "sub"), "sub/x.go  (10 bytes)")
 		wantEqual(t, ok(t, s, "list_directory", "path", ".git"), ".git/config  (6 bytes)")
 		wantEqual(t, ok(t, s, "list_directory", "path", "empty"), "(empty directory)")
@@ -88,7 +88,7 @@ func TestListDirectoryRooted(t *testing.T) {
 	m.put("tenant/sessions/s1/a.txt", "a")
 	rec := &recorder{}
 	s := newSet(t, memRooted{m}, Options{Cwd: "/tenant/sessions/s1", OnEvent: rec.on})
-	wantEqual(t, ok(t, s, "list_directory"), "/tenant/sessions/s1/a.txt  (1 bytes)")
+	wantEqual(t, ok(t, s, "list_directory"), "/tenant/sessions/s1/a.txt  (1 byte)")
 	wantEqual(t, ok(t, s, "list_directory", "path", "/tenant"), "/tenant/notes.md  (2 bytes)\n/tenant/sessions/")
 	wantEqual(t, ok(t, s, "list_directory", "path", "../.."), "/tenant/notes.md  (2 bytes)\n/tenant/sessions/")
 	wantEqual(t, ok(t, s, "list_directory", "path", "/"), "/tenant/")

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools/internal/glob"
 	"github.com/fencefs/fencefs/tools/internal/rg"
@@ -65,6 +63,7 @@ func (s *Set) listFiles(ctx context.Context, raw json.RawMessage) (string, error
 		return "", err
 	}
 	f := s.newWalkFilter(root)
+	f.relevant = sel.mayKeep
 	limit := s.opts.MaxFindResults
 	var lines []string
 	truncated := false
@@ -94,7 +93,7 @@ func (s *Set) listFiles(ctx context.Context, raw json.RawMessage) (string, error
 	}
 	capMarker := ""
 	if truncated {
-		capMarker = fmt.Sprintf("[... truncated at %d files]", limit)
+		capMarker = fmt.Sprintf("[... truncated at %s]", count(limit, "file", "files"))
 	}
 	pattern := ""
 	if g != nil {
@@ -271,7 +270,7 @@ func (m *rgMapper) entry(ctx context.Context, printed string) (walkEntry, bool, 
 		}
 		if !hiddenComponent(name) && !m.seenControl[name] {
 			m.seenControl[name] = true
-			m.f.control++
+			m.f.countControl(backend.Join(base, name), len(name) < len(rel))
 		}
 		return walkEntry{}, false, nil
 	}
@@ -487,16 +486,7 @@ func (ig *ignoreStack) keep(actual, rel string, isDir bool) bool {
 	if ig.ignored(actual, isDir) {
 		return false
 	}
-	if isDir || ig.sel.typeGlobs == nil {
-		return true
-	}
-	_, base := backend.Split(actual)
-	for _, g := range ig.sel.typeGlobs {
-		if ok, _ := doublestar.Match(g, base); ok {
-			return true
-		}
-	}
-	return false
+	return isDir || ig.sel.typeSelects(actual)
 }
 
 // ignored applies the ignore files to actual.

@@ -40,7 +40,7 @@ func TestPathRefusals(t *testing.T) {
 		// Lexical cleaning: ".", "..", "//" and a trailing "/".
 		fx.put(t, "x/y.txt", "y\n")
 		for _, p := range []string{"x//y.txt", "./x/./y.txt", "x/z/../y.txt"} {
-			if got := ok(t, s, "read_file", "path", p); !strings.HasPrefix(got, "["+p+" | 1 lines") {
+			if got := ok(t, s, "read_file", "path", p); !strings.HasPrefix(got, "["+p+" | 1 line") {
 				t.Errorf("%s: %q", p, got)
 			}
 		}
@@ -95,7 +95,7 @@ func TestRootedPaths(t *testing.T) {
 			reqs = append(reqs, r)
 			return nil
 		})})
-	wantEqual(t, ok(t, s, "read_file", "path", "notes.md"), "[notes.md | 1 lines | hash:"+h12("n\n")+"]\n     1\tn\n")
+	wantEqual(t, ok(t, s, "read_file", "path", "notes.md"), "[notes.md | 1 line | hash:"+h12("n\n")+"]\n     1\tn\n")
 	ok(t, s, "read_file", "path", "/tenant/shared.md")
 	ok(t, s, "read_file", "path", "../../shared.md")
 	wantEqual(t, retry(t, s, "read_file", "path", "/etc/passwd"), "File not found: /etc/passwd")

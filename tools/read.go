@@ -86,7 +86,7 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 		return s.readBinary(ctx, t, scan)
 	}
 	if scan.lines > 0 && win.offset >= scan.lines {
-		return "", retryf("Offset %d exceeds file length (%d lines).", win.offset, scan.lines)
+		return "", retryf("Offset %d exceeds file length (%s).", win.offset, count(scan.lines, "line", "lines"))
 	}
 	s.guard.remember(t.resolved, scan.hash)
 	s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
@@ -298,7 +298,7 @@ func (s *Set) readBinary(ctx context.Context, t target, scan *scanResult) (strin
 		s.guard.remember(t.resolved, scan.hash)
 	}
 	s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
-	return fmt.Sprintf("[Binary file: %d bytes. Use a binary-aware tool to inspect.]", size), nil
+	return fmt.Sprintf("[Binary file: %s. It cannot be shown as text.]", count(size, "byte", "bytes")), nil
 }
 
 // collector gathers the lines of a window from a stream of pieces.
@@ -401,9 +401,9 @@ func (c *collector) finish() {
 // formatRead renders read_file's result: header, numbered lines and the
 // continuation hint, shrunk to fit MaxReadChars on a complete line.
 func (s *Set) formatRead(display string, scan *scanResult, win window) string {
-	header := fmt.Sprintf("[%s | %d lines | hash:%s]\n", display, scan.lines, shortHash(scan.hash))
+	header := fmt.Sprintf("[%s | %s | hash:%s]\n", display, count(scan.lines, "line", "lines"), shortHash(scan.hash))
 	if s.opts.NoContentHashes {
-		header = fmt.Sprintf("[%s | %d lines]\n", display, scan.lines)
+		header = fmt.Sprintf("[%s | %s]\n", display, count(scan.lines, "line", "lines"))
 	}
 	if scan.lines == 0 {
 		return header + "(empty file)\n"
@@ -469,5 +469,5 @@ func readHint(total, next int) string {
 	if next >= total {
 		return ""
 	}
-	return fmt.Sprintf("... (%d more lines. Use offset=%d to continue reading.)\n", total-next, next)
+	return fmt.Sprintf("... (%s. Use offset=%d to continue reading.)\n", count(total-next, "more line", "more lines"), next)
 }

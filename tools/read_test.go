@@ -41,7 +41,7 @@ func TestReadFile(t *testing.T) {
 		{"empty file ignores offset", "", Options{}, []any{"offset", 3},
 			"[f.txt | 0 lines | hash:e3b0c44298fc]\n(empty file)\n"},
 		{"single empty line", "\n", Options{}, nil,
-			"[f.txt | 1 lines | hash:" + h12("\n") + "]\n     1\t\n"},
+			"[f.txt | 1 line | hash:" + h12("\n") + "]\n     1\t\n"},
 		{"offset and limit", five, Options{}, []any{"offset", 1, "limit", 2},
 			"[f.txt | 5 lines | hash:" + h12(five) + "]\n     2\ttwo\n     3\tthree\n... (2 more lines. Use offset=3 to continue reading.)\n"},
 		{"last page has no hint", five, Options{}, []any{"offset", 3, "limit", 10},
@@ -51,17 +51,17 @@ func TestReadFile(t *testing.T) {
 		{"MaxReadLines is the default limit", five, Options{MaxReadLines: 2}, nil,
 			"[f.txt | 5 lines | hash:" + h12(five) + "]\n     1\tone\n     2\ttwo\n... (3 more lines. Use offset=2 to continue reading.)\n"},
 		{"no hashes", "x\n", Options{NoContentHashes: true}, nil,
-			"[f.txt | 1 lines]\n     1\tx\n"},
+			"[f.txt | 1 line]\n     1\tx\n"},
 		{"CRLF kept in the line", "a\r\nb\r\n", Options{}, nil,
 			"[f.txt | 2 lines | hash:" + h12("a\r\nb\r\n") + "]\n     1\ta\r\n     2\tb\r\n"},
 		{"lone CR is not a line break", "a\rb\fc\u2028d\n", Options{}, nil,
-			"[f.txt | 1 lines | hash:" + h12("a\rb\fc\u2028d\n") + "]\n     1\ta\rb\fc\u2028d\n"},
+			"[f.txt | 1 line | hash:" + h12("a\rb\fc\u2028d\n") + "]\n     1\ta\rb\fc\u2028d\n"},
 		{"tabs preserved", "\tindented\n\t\tmore\n", Options{}, nil,
 			"[f.txt | 2 lines | hash:" + h12("\tindented\n\t\tmore\n") + "]\n     1\t\tindented\n     2\t\t\tmore\n"},
 		{"invalid UTF-8 one U+FFFD per byte", "a\xffb\xe2\x82\n", Options{}, nil,
-			"[f.txt | 1 lines | hash:" + h12("a\xffb\xe2\x82\n") + "]\n     1\ta\uFFFDb\uFFFD\uFFFD\n"},
+			"[f.txt | 1 line | hash:" + h12("a\xffb\xe2\x82\n") + "]\n     1\ta\uFFFDb\uFFFD\uFFFD\n"},
 		{"BOM shown", "\ufeffx\n", Options{}, nil,
-			"[f.txt | 1 lines | hash:" + h12("\ufeffx\n") + "]\n     1\t\ufeffx\n"},
+			"[f.txt | 1 line | hash:" + h12("\ufeffx\n") + "]\n     1\t\ufeffx\n"},
 		{"wide line numbers", strings.Repeat("x\n", 3), Options{}, []any{"offset", 2},
 			"[f.txt | 3 lines | hash:" + h12(strings.Repeat("x\n", 3)) + "]\n     3\tx\n"},
 	}
@@ -119,10 +119,10 @@ func TestReadFileBinary(t *testing.T) {
 		fx.put(t, "nul0.bin", "\x00")
 		fx.put(t, "nul8191.bin", nulAt(8191, 9000))
 		fx.put(t, "nul8192.txt", nulAt(8192, 9000))
-		wantEqual(t, ok(t, s, "read_file", "path", "nul0.bin"), "[Binary file: 1 bytes. Use a binary-aware tool to inspect.]")
-		wantEqual(t, ok(t, s, "read_file", "path", "nul8191.bin"), "[Binary file: 9000 bytes. Use a binary-aware tool to inspect.]")
+		wantEqual(t, ok(t, s, "read_file", "path", "nul0.bin"), "[Binary file: 1 byte. It cannot be shown as text.]")
+		wantEqual(t, ok(t, s, "read_file", "path", "nul8191.bin"), "[Binary file: 9000 bytes. It cannot be shown as text.]")
 		got := ok(t, s, "read_file", "path", "nul8192.txt")
-		if !strings.HasPrefix(got, "[nul8192.txt | 1 lines | hash:") {
+		if !strings.HasPrefix(got, "[nul8192.txt | 1 line | hash:") {
 			t.Errorf("NUL at 8192 should not make a file binary: %.80q", got)
 		}
 		// With an event listener the binary file is hashed to its end.
@@ -173,7 +173,7 @@ func TestReadFileLongLineNoticeCountsCharacters(t *testing.T) {
 	line := strings.Repeat("é", 1500) + "\xff\r\n" // 1500 + 1 + 2 characters
 	fx.put(t, "f.txt", line)
 	s := newSet(t, fx.b, Options{MaxReadChars: 100})
-	want := "[f.txt | 1 lines | hash:" + h12(line) + "]\n... (Line 1 is 1,503 characters and does not fit the read window. Use offset=1 to skip it.)\n"
+	want := "[f.txt | 1 line | hash:" + h12(line) + "]\n... (Line 1 is 1,503 characters and does not fit the read window. Use offset=1 to skip it.)\n"
 	wantEqual(t, ok(t, s, "read_file", "path", "f.txt"), want)
 }
 
@@ -190,7 +190,7 @@ func TestReadFileSymlinks(t *testing.T) {
 	}
 	rec := &recorder{}
 	s := newSet(t, fx.b, Options{OnEvent: rec.on})
-	wantEqual(t, ok(t, s, "read_file", "path", "link.txt"), "[link.txt | 1 lines | hash:"+h12("x\n")+"]\n     1\tx\n")
+	wantEqual(t, ok(t, s, "read_file", "path", "link.txt"), "[link.txt | 1 line | hash:"+h12("x\n")+"]\n     1\tx\n")
 	if ev := rec.events[0].(FileRead); ev.Path != "real.txt" {
 		t.Errorf("event path %q, want the resolved real.txt", ev.Path)
 	}
@@ -268,7 +268,7 @@ func TestReadFileHugeSparseBinaryReadsOnlyItsStart(t *testing.T) {
 	f.Close()
 	cb := &countingFS{FS: fx.b.(*local.FS)}
 	s := newSet(t, cb, Options{})
-	wantEqual(t, ok(t, s, "read_file", "path", "huge.img", "limit", 10), "[Binary file: 3221225472 bytes. Use a binary-aware tool to inspect.]")
+	wantEqual(t, ok(t, s, "read_file", "path", "huge.img", "limit", 10), "[Binary file: 3221225472 bytes. It cannot be shown as text.]")
 	if n := cb.n.Load(); n > 1<<20 {
 		t.Errorf("read %d bytes of a %d-byte binary file", n, int64(size))
 	}

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
@@ -53,6 +54,13 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 		return "", err
 	}
 	f := s.newWalkFilter(root)
+	if include != nil && *include != "" {
+		// A directory is counted: include_glob's "*" crosses "/", so it
+		// may take files anywhere below.
+		f.relevant = func(rel string, isDir bool) bool {
+			return isDir || policy.Match(*include, backend.Join(root.written, rel))
+		}
+	}
 	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, false)
 	if info.IsDir() {
 		files := s.walkFiles(ctx, f, func(we walkEntry) bool {
@@ -67,7 +75,7 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 	}
 	capMarker := ""
 	if pr.Truncated() {
-		capMarker = fmt.Sprintf("[... truncated at %d matches]", s.opts.MaxSearchResults)
+		capMarker = fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxSearchResults, "match", "matches"))
 	}
 	s.emit(ctx, FilesSearched{Path: s.canonical(root.resolved), Pattern: pattern, Search: "grep", MatchCount: pr.Matches(), Truncated: pr.Truncated()})
 	var lines []string

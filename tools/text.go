@@ -133,3 +133,12 @@ func (c *runeCounter) write(p []byte) {
 func (c *runeCounter) total() int {
 	return c.n + len(c.carry)
 }
+
+// count returns n and the noun in the form its number takes: "1 line",
+// "2 lines", "0 lines".
+func count[N ~int | ~int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(int64(n), 10) + " " + many
+}

@@ -99,7 +99,7 @@ func TestHostileRipgrepConfig(t *testing.T) {
 	}
 	t.Setenv("RIPGREP_CONFIG_PATH", config)
 	s := newSet(t, fx.b, Options{Tools: AllTools()})
-	notice := "\n[1 hidden entries omitted; name a hidden path explicitly to include it]"
+	notice := "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"
 	wantEqual(t, ok(t, s, nameGrep, "pattern", "needle"), "a.txt:1:needle"+notice)
 	wantEqual(t, ok(t, s, nameListFiles), "a.txt"+notice)
 	if _, err := os.Stat(marker); err == nil {
@@ -138,7 +138,7 @@ func TestExplicitGlobKeepsDotfilesHidden(t *testing.T) {
 		fx.put(t, "a/.inner.go", "needle\n")
 		fx.put(t, "a/b.go", "needle\n")
 		s := newSet(t, fx.b, Options{Tools: AllTools()})
-		notice := "\n[1 hidden entries omitted; name a hidden path explicitly to include it]"
+		notice := "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"
 		wantEqual(t, ok(t, s, nameListFiles, "glob", "*.go"), "a/b.go"+notice)
 		wantEqual(t, ok(t, s, nameListFiles, "glob", ".*"), "No files found."+notice)
 		wantEqual(t, ok(t, s, nameGrep, "pattern", "needle", "glob", "*.go"), "a/b.go:1:needle"+notice)

@@ -31,12 +31,14 @@ func TestWalkersMounted(t *testing.T) {
 	s := newSet(t, m, Options{Tools: AllTools(), Cwd: "/disk", OnEvent: func(_ context.Context, ev Event) {
 		events = append(events, ev.(FilesSearched))
 	}})
-	notice := "\n[1 hidden entries omitted; name a hidden path explicitly to include it]"
+	notice := "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"
 	for _, mount := range []string{"/disk", "/mem"} {
 		wantEqual(t, ok(t, s, nameGrep, "pattern", "needle", "path", mount), mount+"/notes.md:1:needle\n"+mount+"/src/a.go:1:package a // needle"+notice)
 		wantEqual(t, ok(t, s, nameListFiles, "path", mount), mount+"/notes.md\n"+mount+"/src/a.go"+notice)
 		wantEqual(t, ok(t, s, nameSearchFiles, "pattern", "needle", "path", mount), mount+"/notes.md:1:needle\n"+mount+"/src/a.go:1:package a // needle"+notice)
-		wantEqual(t, ok(t, s, nameFindFiles, "pattern", "**/*.go", "path", mount), mount+"/src/a.go"+notice)
+		// .env could not have been found by the pattern: no notice.
+		wantEqual(t, ok(t, s, nameFindFiles, "pattern", "**/*.go", "path", mount), mount+"/src/a.go")
+		wantEqual(t, ok(t, s, nameFindFiles, "pattern", "**/.env", "path", mount), "No matches found."+notice)
 	}
 	wantEqual(t, ok(t, s, nameGrep, "pattern", "needle", "path", "src/a.go"), "/disk/src/a.go:1:package a // needle")
 	wantEqual(t, ok(t, s, nameFindFiles, "pattern", "*/*.md", "path", "/"), "/disk/notes.md\n/mem/notes.md")

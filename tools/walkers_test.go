@@ -33,6 +33,7 @@ func putTree(t *testing.T, fx fixture, files map[string]string) {
 
 func TestSearchFiles(t *testing.T) {
 	hidden := "\n[2 hidden entries omitted; name a hidden path explicitly to include it]"
+	hiddenDir := "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"
 	tests := []struct {
 		name string
 		opts Options
@@ -42,7 +43,7 @@ func TestSearchFiles(t *testing.T) {
 		{"walk order", Options{}, []any{"pattern", "needle"},
 			"a/b.txt:1:needle in a/b\na/c/d.go:2:// needle\na.txt:2:needle one\nsub/z.md:1:# needle" + hidden},
 		{"regex", Options{}, []any{"pattern", `^package \w$`}, "a/c/d.go:1:package c\nb.go:1:package b" + hidden},
-		{"include_glob spans directories", Options{}, []any{"pattern", "needle", "include_glob", "*.go"}, "a/c/d.go:2:// needle" + hidden},
+		{"include_glob spans directories", Options{}, []any{"pattern", "needle", "include_glob", "*.go"}, "a/c/d.go:2:// needle" + hiddenDir},
 		{"include_glob against the root path", Options{Cwd: "a"}, []any{"pattern", "needle", "include_glob", "a/c/*"}, "c/d.go:2:// needle"},
 		{"cwd relative output", Options{Cwd: "sub"}, []any{"pattern", "needle", "path", ".."},
 			"../a/b.txt:1:needle in a/b\n../a/c/d.go:2:// needle\n../a.txt:2:needle one\nz.md:1:# needle" + hidden},
@@ -51,14 +52,14 @@ func TestSearchFiles(t *testing.T) {
 		{"hidden dir named explicitly", Options{}, []any{"pattern", "needle", "path", ".hidden"}, ".hidden/x.txt:1:needle hidden"},
 		{"binary file path", Options{}, []any{"pattern", "needle", "path", "bin.dat"}, "No matches found."},
 		{"no match", Options{}, []any{"pattern", "nothing here", "path", "sub"},
-			"No matches found.\n[1 hidden entries omitted; name a hidden path explicitly to include it]"},
+			"No matches found.\n[1 hidden entry omitted; name a hidden path explicitly to include it]"},
 		{"cap", Options{MaxSearchResults: 2}, []any{"pattern", "needle"},
 			"a/b.txt:1:needle in a/b\na/c/d.go:2:// needle\n[... truncated at 2 matches]" + hidden},
 		{"cap not reached exactly", Options{MaxSearchResults: 4}, []any{"pattern", "needle"},
 			"a/b.txt:1:needle in a/b\na/c/d.go:2:// needle\na.txt:2:needle one\nsub/z.md:1:# needle" + hidden},
 		{"denied entries filtered", Options{Denied: []string{"a/c"}}, []any{"pattern", "needle"},
 			"a/b.txt:1:needle in a/b\na.txt:2:needle one\nsub/z.md:1:# needle" + hidden},
-		{"allowed entries only", Options{Allowed: []string{"*.md"}}, []any{"pattern", "needle"}, "sub/z.md:1:# needle" + hidden},
+		{"allowed entries only", Options{Allowed: []string{"*.md"}}, []any{"pattern", "needle"}, "sub/z.md:1:# needle" + hiddenDir},
 	}
 	forEach(t, func(t *testing.T, fx fixture) {
 		putTree(t, fx, walkTree)
@@ -84,25 +85,29 @@ func TestSearchFilesErrors(t *testing.T) {
 }
 
 func TestFindFiles(t *testing.T) {
+	// The notice counts the hidden entries of the root the pattern could
+	// have found: .env and the directory .hidden, or only .hidden, whose
+	// content a pattern spanning directories could match.
 	hidden := "\n[2 hidden entries omitted; name a hidden path explicitly to include it]"
+	hiddenDir := "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"
 	tests := []struct {
 		name string
 		opts Options
 		args []any
 		want string
 	}{
-		{"top level only", Options{}, []any{"pattern", "*.txt"}, "a.txt" + hidden},
-		{"any depth", Options{}, []any{"pattern", "**/*.txt"}, "a/b.txt\na.txt" + hidden},
+		{"top level only", Options{}, []any{"pattern", "*.txt"}, "a.txt"},
+		{"any depth", Options{}, []any{"pattern", "**/*.txt"}, "a/b.txt\na.txt" + hiddenDir},
 		{"directories", Options{}, []any{"pattern", "*"}, "a/\na.txt\nb.go\nbin.dat\nsub/" + hidden},
-		{"directories only", Options{}, []any{"pattern", "**/*/"}, "a/\na/c/\nsub/" + hidden},
+		{"directories only", Options{}, []any{"pattern", "**/*/"}, "a/\na/c/\nsub/" + hiddenDir},
 		{"negated class bang", Options{}, []any{"pattern", "[!a]*"}, "b.go\nbin.dat\nsub/" + hidden},
 		{"negated class caret", Options{}, []any{"pattern", "[^ab]*"}, "sub/" + hidden},
 		{"below a path", Options{}, []any{"pattern", "**", "path", "a"}, "a/b.txt\na/c/\na/c/d.go"},
-		{"alternatives", Options{}, []any{"pattern", "**/*.{go,md}"}, "a/c/d.go\nb.go\nsub/z.md" + hidden},
+		{"alternatives", Options{}, []any{"pattern", "**/*.{go,md}"}, "a/c/d.go\nb.go\nsub/z.md" + hiddenDir},
 		{"cap", Options{MaxFindResults: 2}, []any{"pattern", "**"}, "a/\na/b.txt\n[... truncated at 2 matches]" + hidden},
 		{"hidden never matched", Options{}, []any{"pattern", "**/.*"}, "No matches found." + hidden},
 		{"cwd relative", Options{Cwd: "sub"}, []any{"pattern", "**/*.go", "path", "../a"}, "../a/c/d.go"},
-		{"denied", Options{Denied: []string{"**/*.go"}}, []any{"pattern", "**/*.go"}, "No matches found." + hidden},
+		{"denied", Options{Denied: []string{"**/*.go"}}, []any{"pattern", "**/*.go"}, "No matches found." + hiddenDir},
 	}
 	forEach(t, func(t *testing.T, fx fixture) {
 		putTree(t, fx, walkTree)
@@ -141,7 +146,10 @@ func TestListFilesAndGrep(t *testing.T) {
 	}
 	calls := []call{
 		{nameListFiles, nil, "a/b.go\na.txt\nbin.dat\nnotes.md" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
-		{nameListFiles, []any{"glob", "*.go"}, "a/b.go" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
+		// Of .git, .gitignore and .ignore, only the directory could hold
+		// a file the glob selects.
+		{nameListFiles, []any{"glob", "*.go"}, "a/b.go" + "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"},
+		{nameGrep, []any{"pattern", "needle", "file_type", "go"}, "a/b.go:2:// needle" + "\n[1 hidden entry omitted; name a hidden path explicitly to include it]"},
 		{nameListFiles, []any{"glob", "!*.go"}, "a.txt\nbin.dat\nnotes.md" + "\n[3 hidden entries omitted; name a hidden path explicitly to include it]"},
 		{nameListFiles, []any{"path", "a"}, "a/b.go"},
 		{nameListFiles, []any{"path", "a.txt"}, "a.txt"},
@@ -271,10 +279,10 @@ func TestWalkerPrunes(t *testing.T) {
 		wantSkipped []string
 	}{
 		{nameSearchFiles, []any{"pattern", "needle"},
-			"docs/c.md:1:needle\nsrc/a.go:1:needle\nsrc/deep/b.go:1:needle\n[1 hidden entries omitted; name a hidden path explicitly to include it]",
+			"docs/c.md:1:needle\nsrc/a.go:1:needle\nsrc/deep/b.go:1:needle\n[1 hidden entry omitted; name a hidden path explicitly to include it]",
 			[]string{".git", "private", "src/.cache"}},
 		{nameFindFiles, []any{"pattern", "src/*.go"},
-			"src/a.go\n[1 hidden entries omitted; name a hidden path explicitly to include it]",
+			"src/a.go",
 			[]string{".git", "docs", "private", "src/.cache", "src/deep"}},
 	}
 	for _, tt := range tests {

@@ -77,7 +77,7 @@ func (s *Set) writeFile(ctx context.Context, raw json.RawMessage) (string, error
 	h := hashBytes(c.data)
 	s.guard.remember(t.resolved, h)
 	s.emit(ctx, FileWritten{Path: s.canonical(t.resolved), ContentHash: h})
-	res := fmt.Sprintf("Wrote %d chars (%d lines) to %s.", utf8.RuneCountInString(content), countLines(content), p)
+	res := fmt.Sprintf("Wrote %s (%s) to %s.", count(utf8.RuneCountInString(content), "char", "chars"), count(countLines(content), "line", "lines"), p)
 	if !s.opts.NoContentHashes {
 		res += fmt.Sprintf(" [hash:%s]", shortHash(h))
 	}

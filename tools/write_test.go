@@ -22,11 +22,11 @@ func TestWriteFile(t *testing.T) {
 		want          string
 	}{
 		{"lines and chars", "Hello\nWorld\n", Options{}, "Wrote 12 chars (2 lines) to f.txt. [hash:" + h12("Hello\nWorld\n") + "]"},
-		{"runes not bytes", "héllo wörld", Options{}, "Wrote 11 chars (1 lines) to f.txt. [hash:" + h12("héllo wörld") + "]"},
+		{"runes not bytes", "héllo wörld", Options{}, "Wrote 11 chars (1 line) to f.txt. [hash:" + h12("héllo wörld") + "]"},
 		{"empty", "", Options{}, "Wrote 0 chars (0 lines) to f.txt. [hash:e3b0c44298fc]"},
 		{"CRLF", "a\r\nb\r\n", Options{}, "Wrote 6 chars (2 lines) to f.txt. [hash:" + h12("a\r\nb\r\n") + "]"},
 		{"no trailing newline", "a\nb", Options{}, "Wrote 3 chars (2 lines) to f.txt. [hash:" + h12("a\nb") + "]"},
-		{"no hashes", "x", Options{NoContentHashes: true}, "Wrote 1 chars (1 lines) to f.txt."},
+		{"no hashes", "x", Options{NoContentHashes: true}, "Wrote 1 char (1 line) to f.txt."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +138,7 @@ func TestWriteFileThroughSymlinkAndHostPath(t *testing.T) {
 	}
 	abs := filepath.Join(fx.dir, "abs.txt")
 	wantEqual(t, ok(t, s, "write_file", "path", abs, "content", "a"),
-		"Wrote 1 chars (1 lines) to "+abs+". [hash:"+h12("a")+"]")
+		"Wrote 1 char (1 line) to "+abs+". [hash:"+h12("a")+"]")
 	wantEqual(t, fx.mustGet(t, "abs.txt"), "a")
 	wantEqual(t, retry(t, s, "write_file", "path", "/etc/passwd", "content", "x"),
 		"Path '/etc/passwd' resolves outside the root directory.")

@@ -67,10 +67,10 @@ func TestCall(t *testing.T) {
 		{"success", "", []string{"call", "read_file", `{"path": "a.txt"}`},
 			result{stdout: "[a.txt | 2 lines | hash:" + hash12("hello\nworld\n") + "]\n     1\thello\n     2\tworld\n"}, false},
 		{"arguments from stdin", `{"path": "a.txt", "limit": 1}`, []string{"call", "read_file"},
-			result{stdout: "[a.txt | 2 lines | hash:" + hash12("hello\nworld\n") + "]\n     1\thello\n... (1 more lines. Use offset=1 to continue reading.)\n"}, false},
+			result{stdout: "[a.txt | 2 lines | hash:" + hash12("hello\nworld\n") + "]\n     1\thello\n... (1 more line. Use offset=1 to continue reading.)\n"}, false},
 		{"no arguments", "", []string{"call", "list_directory"}, result{stdout: "a.txt  (12 bytes)\nsub/"}, false},
 		{"flags shape the tools", "", []string{"call", "--no-hashes", "--cwd", "sub", "read_file", `{"path":"b.go"}`},
-			result{stdout: "[b.go | 1 lines]\n     1\tpackage sub\n"}, false},
+			result{stdout: "[b.go | 1 line]\n     1\tpackage sub\n"}, false},
 		{"opt-in tool", "", []string{"call", "--tools", "grep", "grep", `{"pattern":"wor"}`}, result{stdout: "a.txt:2:world"}, false},
 		{"missing file", "", []string{"call", "read_file", `{"path":"nope.txt"}`}, result{stdout: "File not found: nope.txt", code: 2}, false},
 		{"outside the root", "", []string{"call", "write_file", `{"path":"../outside/x","content":"x"}`},
@@ -123,7 +123,7 @@ func TestCallWrites(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	got := runFencefs(t, f.root, `{"path":"n.txt","content":"new\n"}`, nil, "call", "write_file")
-	want := "Wrote 4 chars (1 lines) to n.txt. [hash:" + hash12("new\n") + "]"
+	want := "Wrote 4 chars (1 line) to n.txt. [hash:" + hash12("new\n") + "]"
 	if got.code != 0 || got.stdout != want {
 		t.Fatalf("write_file: %+v, want stdout %q", got, want)
 	}
@@ -160,14 +160,14 @@ func TestCallMounted(t *testing.T) {
 	}{
 		{"list the mounts", []string{"list_directory", `{"path":"/"}`}, result{stdout: "/ref/\n/ws/"}},
 		{"read a read-only mount", []string{"read_file", `{"path":"/ref/r.txt"}`},
-			result{stdout: "[/ref/r.txt | 1 lines | hash:" + hash12("reference\n") + "]\n     1\treference\n"}},
+			result{stdout: "[/ref/r.txt | 1 line | hash:" + hash12("reference\n") + "]\n     1\treference\n"}},
 		{"write to a read-only mount", []string{"write_file", `{"path":"/ref/new.txt","content":"x"}`},
 			result{stdout: "Path '/ref/new.txt' is on read-only storage and cannot be changed. Write somewhere else.", code: 2}},
 		{"edit on a read-only mount", []string{"edit_file", `{"path":"/ref/r.txt","old_text":"reference","new_text":"x"}`},
 			result{stdout: "Path '/ref/r.txt' is on read-only storage and cannot be changed. Write somewhere else.", code: 2}},
 		{"write to the root", []string{"write_file", `{"path":"/top.txt","content":"x"}`}, result{code: 2}},
 		{"write to a writable mount", []string{"write_file", `{"path":"/ws/out.txt","content":"ok\n"}`},
-			result{stdout: "Wrote 3 chars (1 lines) to /ws/out.txt. [hash:" + hash12("ok\n") + "]"}},
+			result{stdout: "Wrote 3 chars (1 line) to /ws/out.txt. [hash:" + hash12("ok\n") + "]"}},
 		{"find across mounts", []string{"find_files", `{"pattern":"**/*.txt","path":"/ref"}`}, result{stdout: "/ref/r.txt"}},
 	}
 	for _, source := range []struct {
@@ -195,7 +195,7 @@ func TestCallMounted(t *testing.T) {
 	}
 	// The config file's cwd makes relative paths start in /ws.
 	got := runFencefs(t, base, "", nil, "call", "--config", configFile, "read_file", `{"path":"notes.md","limit":1}`)
-	if got.code != 0 || !strings.HasPrefix(got.stdout, "[notes.md | 1 lines") {
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "[notes.md | 1 line") {
 		t.Errorf("relative read with cwd /ws: %+v", got)
 	}
 	got = runFencefs(t, base, "", nil, "call", "--root", ".", "--mount", "ws=local:ws", "list_directory")

@@ -21,7 +21,7 @@ func TestCallSFTPMount(t *testing.T) {
 	env := []string{"FENCEFS_TEST_SFTP_PASSWORD=s3cret"}
 
 	got := runFencefs(t, dir, "", env, "call", "--mount", "remote="+spec, "write_file", `{"path":"/remote/new.txt","content":"over sftp\n"}`)
-	if got.code != 0 || !strings.HasPrefix(got.stdout, "Wrote 10 chars (1 lines) to /remote/new.txt.") {
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "Wrote 10 chars (1 line) to /remote/new.txt.") {
 		t.Fatalf("write over sftp: %+v", got)
 	}
 	if s := readFile(t, filepath.Join(dir, "new.txt")); s != "over sftp\n" {
