@@ -92,7 +92,7 @@ func TestApplyPatchAcrossMounts(t *testing.T) {
 		t.Errorf("source still there: %v", err)
 	}
 	wantEqual(t, rec.kinds(), "file_moved,file_edited")
-	wantEqual(t, ok(t, newSet(t, m, Options{NoContentHashes: true}), "read_file", "path", "/tenant/b.txt"), "[/tenant/b.txt | 1 lines]\n     1\tb\n")
+	wantEqual(t, ok(t, newSet(t, m, Options{NoContentHashes: true}), "read_file", "path", "/tenant/b.txt"), "[/tenant/b.txt | 1 line]\n     1\tb\n")
 	// A read-only mount refuses the whole patch before anything changes.
 	got := retry(t, s, "apply_patch", "patch", "*** Begin Patch\n*** Add File: /tenant/c.txt\n+c\n*** Add File: /docs/x.md\n+x\n*** End Patch\n")
 	if !strings.Contains(got, "read-only") {
