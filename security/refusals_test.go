@@ -63,7 +63,7 @@ func TestDeniedRefusalsAreUniform(t *testing.T) {
 		for _, tool := range tools.AllTools() {
 			for _, p := range paths {
 				want := fmt.Sprintf("Path '%s' is denied by pattern '%s'.", w.shownPath(p), refusalPattern)
-				out, err := call(t, s, tool, pathArgs(tool, p))
+				out, err := call(t, s, tool, refusalArgs(tool, p))
 				switch {
 				case err == nil:
 					t.Errorf("%s %s: succeeded with %q; want %q", tool, p, clip(out), want)
@@ -87,4 +87,13 @@ func (w *world) shownPath(p string) string {
 		return strings.TrimSuffix(w.cwd, "/") + "/" + p
 	}
 	return p
+}
+
+// refusalArgs returns arguments aiming tool at the path p: pathArgs', and
+// for apply_patch a patch that deletes p.
+func refusalArgs(tool, p string) map[string]any {
+	if tool == "apply_patch" {
+		return map[string]any{"patch": "*** Begin Patch\n*** Delete File: " + p + "\n*** End Patch\n"}
+	}
+	return pathArgs(tool, p)
 }
