@@ -23,6 +23,7 @@ func (s *Set) editFileTool() *Tool {
 		"{old_text, new_text} applied in order, each to the result of the previous; nothing is written unless every one " +
 		"matches. Include enough surrounding lines to make each old_text unique. Line endings, tabs and a byte order " +
 		"mark are kept."
+	desc += s.pathRule()
 	if !s.opts.NoContentHashes {
 		desc += " Pass expected_hash from your last read to refuse the edit if the file changed since."
 	}

@@ -15,8 +15,8 @@ func (s *Set) listDirectoryTool() *Tool {
 	return &Tool{
 		Name: nameListDirectory,
 		Description: fmt.Sprintf("List the entries of one directory (not recursive), sorted by name: directories end with '/', "+
-			"files show their size. Paths are shown relative to the working directory. Hidden (dot) entries are left out "+
-			"unless you name a hidden directory explicitly. Shows at most %d entries.", s.opts.MaxListResults),
+			"files show their size. %s Hidden (dot) entries are left out "+
+			"unless you name a hidden directory explicitly. Shows at most %d entries.", s.shownPaths(), s.opts.MaxListResults),
 		InputSchema: objectSchema(nil,
 			prop{"path", `{"type":"string","default":".","description":"The directory to list, relative to the working directory, or starting with '/'. Defaults to the working directory."}`},
 		),

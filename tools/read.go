@@ -31,6 +31,7 @@ func (s *Set) readFileTool() *Tool {
 		"the header gives the path, the total number of lines and a content hash. Reads at most %d lines by default: "+
 		"use offset (lines to skip) and limit (lines to show) to page through longer files. "+
 		"Binary files are reported by size, never dumped.", s.opts.MaxReadLines)
+	desc += s.pathRule()
 	if s.opts.NoContentHashes {
 		desc = strings.Replace(desc, " and a content hash", "", 1)
 	}

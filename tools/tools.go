@@ -203,6 +203,23 @@ func (s *Set) build(name string) *Tool {
 	panic("tools: no constructor for " + name)
 }
 
+// pathRule says what a leading '/' means in this namespace, for the
+// descriptions of the tools that read and write one file.
+func (s *Set) pathRule() string {
+	if s.rooted {
+		return " A path starting with '/' starts at the namespace root, whose top-level directories are the mounts ('/ws/notes.md')."
+	}
+	return " A path starting with '/' is a host path and must lie inside the workspace."
+}
+
+// shownPaths says how walker and listing results show paths.
+func (s *Set) shownPaths() string {
+	if s.rooted {
+		return "Paths are shown rooted ('/ws/notes.md'), whatever the working directory."
+	}
+	return "Paths are shown relative to the working directory."
+}
+
 // Tools returns the configured tools, in AllTools order.
 func (s *Set) Tools() []*Tool { return slices.Clone(s.tools) }
 

@@ -17,6 +17,7 @@ func (s *Set) writeFileTool() *Tool {
 	desc := "Create a file or replace its whole content. The parent directory must exist (use create_directory first). " +
 		"The write is atomic and keeps an existing file's permissions. Content is written exactly as given (UTF-8), " +
 		"without adding or removing line endings."
+	desc += s.pathRule()
 	if !s.opts.NoContentHashes {
 		desc += " Pass expected_hash from your last read to refuse the write if the file changed since."
 	}

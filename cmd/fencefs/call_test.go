@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -323,7 +324,15 @@ func TestVersionAndHelp(t *testing.T) {
 		{[]string{"help"}, 0, "fencefs gives AI agents", ""},
 		{[]string{"help", "serve"}, 0, "Usage: fencefs serve", ""},
 		{[]string{"call", "--help"}, 0, "Usage: fencefs call", ""},
-		{[]string{"help", "nope"}, 1, "", "fencefs: unknown command"},
+		{[]string{"help", "version"}, 0, "Usage: fencefs version", ""},
+		{[]string{"help", "completion"}, 0, "Usage: fencefs completion bash|zsh|fish", ""},
+		{[]string{"help", "patterns"}, 0, "Patterns (--allow, --deny, --protect", ""},
+		{[]string{"help", "paths"}, 0, "Tool paths", ""},
+		{[]string{"help", "help"}, 0, "fencefs gives AI agents", ""},
+		{[]string{"version", "x"}, 1, "", "fencefs: version takes no arguments"},
+		{[]string{"completion"}, 1, "", "fencefs: usage: fencefs completion bash|zsh|fish"},
+		{[]string{"completion", "tcsh"}, 1, "", `fencefs: completion: unknown shell "tcsh"`},
+		{[]string{"help", "nope"}, 1, "", "fencefs: unknown help topic"},
 		{[]string{"nope"}, 1, "", "fencefs: unknown command"},
 		{nil, 1, "", "fencefs gives AI agents"},
 	}
@@ -334,8 +343,60 @@ func TestVersionAndHelp(t *testing.T) {
 			t.Errorf("fencefs %q: %+v", tt.args, got)
 		}
 	}
-	if got := runFencefs(t, dir, "", nil, "help", "serve"); !strings.Contains(got.stdout, "--http ADDR") {
-		t.Errorf("serve's help lacks --http:\n%s", got.stdout)
+	serve := runFencefs(t, dir, "", nil, "help", "serve").stdout
+	for _, want := range []string{"--http ADDR", "--max-read-lines N         default number of lines read_file returns (default 2000)",
+		"(default 0: no cap)", "cap on list_directory entries (default 1000)", "--call-timeout DURATION    stop a tool call that runs longer (default 60s)",
+		"(still readable)", "--max-sessions N"} {
+		if !strings.Contains(serve, want) {
+			t.Errorf("serve's help lacks %q:\n%s", want, serve)
+		}
+	}
+	overview := runFencefs(t, dir, "", nil, "help").stdout
+	for _, want := range []string{"can be READ\nbut not changed", "--deny '**/.env'", "timeout=D", "replaces the file's mount of the same name"} {
+		if !strings.Contains(overview, want) {
+			t.Errorf("the overview lacks %q:\n%s", want, overview)
+		}
+	}
+	patterns := runFencefs(t, dir, "", nil, "help", "patterns").stdout
+	for _, want := range []string{"without a leading /", `"/" included`, "**/x", "covers everything below", "--deny '*/private'"} {
+		if !strings.Contains(patterns, want) {
+			t.Errorf("help patterns lacks %q:\n%s", want, patterns)
+		}
+	}
+}
+
+// TestVersion prints what the build recorded: the module version, or
+// devel with the commit's digits, and the commit with its state.
+func TestVersion(t *testing.T) {
+	rev := "553ce81eb28dd430948e882710a090013673ae61"
+	tests := []struct {
+		name  string
+		info  debug.BuildInfo
+		short string
+		lines []string
+	}{
+		{"release", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/fencefs/fencefs", Version: "v1.2.0"}},
+			"v1.2.0", []string{"fencefs v1.2.0", "module: github.com/fencefs/fencefs v1.2.0", "go: go1.26.8 "}},
+		{"clone", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/fencefs/fencefs", Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.time", Value: "2026-12-01T21:49:11Z"}, {Key: "vcs.modified", Value: "true"}}},
+			"devel-553ce81eb28d-dirty", []string{"fencefs devel-553ce81eb28d-dirty", "commit: " + rev + " (2026-12-01T21:49:11Z, with uncommitted changes)"}},
+		{"clean clone", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}},
+			"devel-553ce81eb28d", []string{"commit: " + rev + "\n"}},
+		{"no vcs", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}},
+			"devel", []string{"commit: unknown (built with -buildvcs=false or outside a clone)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := versionOf(&tt.info)
+			if got := v.short(); got != tt.short {
+				t.Errorf("short %q, want %q", got, tt.short)
+			}
+			for _, l := range tt.lines {
+				if !strings.Contains(v.String(), l) {
+					t.Errorf("version text lacks %q:\n%s", l, v)
+				}
+			}
+		})
 	}
 }
 

@@ -88,7 +88,7 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 
 // newServer registers every tool of the set on a new MCP server.
 func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: version()}, &mcp.ServerOptions{
+	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: readVersion().short()}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions(s),
 		// No MCP logging capability: logs go to stderr, not to the client.
@@ -100,11 +100,16 @@ func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Ser
 	return server
 }
 
-// instructions tell the model how paths work when the namespace is made
-// of mounts; a plain directory needs no explanation.
+// instructions tell the model where relative paths start and, when the
+// namespace is made of mounts, how paths are rooted. They never name a
+// host path.
 func instructions(s *config.Settings) string {
 	if len(s.Mounts) == 0 {
-		return ""
+		cwd := "the workspace root"
+		if s.Cwd != "" {
+			cwd = "'" + s.Cwd + "' (in the workspace)"
+		}
+		return "Relative file paths start at the working directory, " + cwd + "."
 	}
 	var mounts []string
 	for _, m := range s.Mounts {
@@ -114,7 +119,12 @@ func instructions(s *config.Settings) string {
 		}
 		mounts = append(mounts, name)
 	}
-	return "File paths are rooted: each mount is a top-level directory. Mounts: " + strings.Join(mounts, ", ") + "."
+	cwd := "/"
+	if s.Cwd != "" {
+		cwd = s.Cwd
+	}
+	return "File paths are rooted: each mount is a top-level directory. Mounts: " + strings.Join(mounts, ", ") +
+		". The working directory is " + cwd + "; relative paths start there."
 }
 
 // mcpTool describes a tool to MCP: its hand-written schema goes out

@@ -77,3 +77,30 @@ func TestConfigRelativeToFile(t *testing.T) {
 		t.Fatal("a directory appeared in the working directory")
 	}
 }
+
+// TestServeInstructions checks that the server's instructions name the
+// working directory, and never the host path of the root.
+func TestServeInstructions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--root", f.root}, "Relative file paths start at the working directory, the workspace root."},
+		{[]string{"--root", f.root, "--cwd", "sub"}, "Relative file paths start at the working directory, 'sub' (in the workspace)."},
+		{[]string{"--mount", "ws=local:" + f.root, "--mount", "ref=local:" + f.outside + ":ro", "--cwd", "/ws/sub"},
+			"File paths are rooted: each mount is a top-level directory. Mounts: /ref (read-only), /ws. The working directory is /ws/sub; relative paths start there."},
+		{[]string{"--mount", "ws=local:" + f.root}, "The working directory is /; relative paths start there."},
+	}
+	for _, tt := range tests {
+		cs, _ := startServer(t, "", tt.args...)
+		got := cs.InitializeResult().Instructions
+		if !strings.HasSuffix(got, tt.want) {
+			t.Errorf("%q: instructions %q, want %q", tt.args, got, tt.want)
+		}
+		if strings.Contains(got, f.root) {
+			t.Errorf("%q: the instructions name the host root: %q", tt.args, got)
+		}
+	}
+}

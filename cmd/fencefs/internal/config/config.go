@@ -360,21 +360,21 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "config", arg: "FILE", usage: "read settings from a YAML file (keys are flag names with _; flags override it)", value: stringValue{&s.ConfigFile}},
 		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
 		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
-		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from (default: the root)", value: stringValue{&s.Cwd}},
+		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from; must exist (default: the root)", value: stringValue{&s.Cwd}},
 		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
-		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable)", value: list(&s.Allow, policy.AllowedPattern)},
-		{name: "deny", arg: "PATTERN", usage: "deny paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny, policy.DeniedPattern)},
-		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only, in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
-		{name: "no-default-protect", usage: "drop the default protected patterns (.git, .env, *.pem, *.key, secrets*)", value: boolValue{&s.NoDefaultProtect}},
+		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable; see fencefs help patterns)", value: list(&s.Allow, policy.AllowedPattern)},
+		{name: "deny", arg: "PATTERN", usage: "deny reading, listing and changing paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny, policy.DeniedPattern)},
+		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only (still readable), in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
+		{name: "no-default-protect", usage: "drop the default protected patterns (**/.git, **/.env, **/.env.*, *.pem, *.key, **/secrets*)", value: boolValue{&s.NoDefaultProtect}},
 		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
 		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: all but list_files and grep)", value: toolsValue{&s.Tools, &s.toolsAll}},
-		{name: "require-read", usage: "refuse to change a file that was not read first, or changed since", value: boolValue{&s.RequireRead}, only: []string{"serve", "tools", "skills"}},
+		{name: "require-read", usage: "refuse to change a file the session has not read, or that changed since", value: boolValue{&s.RequireRead}, only: []string{"serve", "tools", "skills"}},
 		{name: "no-hashes", usage: "leave content hashes out of read, write and edit results", value: boolValue{&s.NoHashes}},
-		{name: "max-read-lines", arg: "N", usage: "default number of lines read_file returns", value: intValue{&s.MaxReadLines, 1}},
-		{name: "max-read-chars", arg: "N", usage: "cap on the characters of one read_file result (0: no cap)", value: intValue{&s.MaxReadChars, 0}},
-		{name: "max-list", arg: "N", usage: "cap on list_directory entries", value: intValue{&s.MaxList, 1}},
-		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches", value: intValue{&s.MaxSearch, 1}},
-		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results", value: intValue{&s.MaxFind, 1}},
+		{name: "max-read-lines", arg: "N", usage: "default number of lines read_file returns (default 2000)", value: intValue{&s.MaxReadLines, 1}},
+		{name: "max-read-chars", arg: "N", usage: "cap on the characters of one read_file result (default 0: no cap)", value: intValue{&s.MaxReadChars, 0}},
+		{name: "max-list", arg: "N", usage: "cap on list_directory entries (default 1000)", value: intValue{&s.MaxList, 1}},
+		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches (default 1000)", value: intValue{&s.MaxSearch, 1}},
+		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results (default 1000)", value: intValue{&s.MaxFind, 1}},
 		{name: "call-timeout", arg: "DURATION", usage: "stop a tool call that runs longer (default 60s)", value: durationValue{&s.CallTimeout}},
 		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
@@ -406,16 +406,34 @@ func (v rootValue) Set(s string) error {
 	return nil
 }
 
+// Flag describes one flag of a command, for help and shell completion.
+type Flag struct {
+	// Name is the flag's name without dashes ("max-list").
+	Name string
+	// Arg is the placeholder of its value ("N"), or "" for a boolean.
+	Arg string
+	// Usage says what it does.
+	Usage string
+}
+
+// Flags returns the flags cmd takes, in the order the usage shows them.
+func Flags(cmd string) []Flag {
+	var out []Flag
+	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
+		if d.takenBy(cmd) {
+			out = append(out, Flag{Name: d.name, Arg: d.arg, Usage: d.usage})
+		}
+	}
+	return out
+}
+
 // Usage writes the usage of cmd's flags to w.
 func Usage(cmd string, w io.Writer) {
-	for _, d := range definitions(&Settings{}, func() *bool { return new(bool) }) {
-		if !d.takenBy(cmd) {
-			continue
+	for _, f := range Flags(cmd) {
+		left := "--" + f.Name
+		if f.Arg != "" {
+			left += " " + f.Arg
 		}
-		left := "--" + d.name
-		if d.arg != "" {
-			left += " " + d.arg
-		}
-		fmt.Fprintf(w, "  %-26s %s\n", left, d.usage)
+		fmt.Fprintf(w, "  %-26s %s\n", left, f.Usage)
 	}
 }
