@@ -34,7 +34,7 @@ func TestChangeToolsAcrossMounts(t *testing.T) {
 	}
 	wantEqual(t, ok(t, s, "copy_file", "source", "a.txt", "destination", "/work/d/a.txt"),
 		"Copied a.txt to /work/d/a.txt. [hash:"+h12("a\n")+"]")
-	wantEqual(t, ok(t, s, "read_file", "path", "/work/d/a.txt"), "[/work/d/a.txt | 1 lines | hash:"+h12("a\n")+"]\n     1\ta\n")
+	wantEqual(t, ok(t, s, "read_file", "path", "/work/d/a.txt"), "[/work/d/a.txt | 1 line | hash:"+h12("a\n")+"]\n     1\ta\n")
 	wantEqual(t, ok(t, s, "delete_file", "path", "a.txt"), "Deleted file: a.txt")
-	wantEqual(t, ok(t, s, "read_file", "path", "/docs/guide.md"), "[/docs/guide.md | 1 lines | hash:"+h12("read me\n")+"]\n     1\tread me\n")
+	wantEqual(t, ok(t, s, "read_file", "path", "/docs/guide.md"), "[/docs/guide.md | 1 line | hash:"+h12("read me\n")+"]\n     1\tread me\n")
 }
