@@ -113,7 +113,7 @@ func sign(t testing.TB, k signingKey, kid string, claims map[string]any) string 
 
 // unsignedJWT returns header.payload.signature with the given parts, for
 // tokens no library would make.
-func unsignedJWT(t *testing.T, header, claims map[string]any, sig string) string {
+func unsignedJWT(t testing.TB, header, claims map[string]any, sig string) string {
 	t.Helper()
 	enc := func(v any) string {
 		b, err := json.Marshal(v)

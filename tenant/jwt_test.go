@@ -309,3 +309,31 @@ func TestJWTCache(t *testing.T) {
 		t.Fatalf("%d tokens cached, want 1", n)
 	}
 }
+
+// FuzzJWTVerify hands the verifier of a real issuer arbitrary tokens
+// derived from a good one: none may verify as anything but the good
+// token's identity (base64 has spellings that decode alike, so an accepted
+// mutant is not by itself a failure; a different identity is).
+func FuzzJWTVerify(f *testing.F) {
+	fx := newJWTFixture(f, JWTConfig{TenantClaim: "tenant", CacheSize: -1})
+	good := sign(f, fx.rsa, "r1", fx.claims("t1", nil))
+	want, err := fx.verifier.Verify(context.Background(), good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(sign(f, fx.ec, "e1", fx.claims("t1", nil)))
+	f.Add(unsignedJWT(f, map[string]any{"alg": "none"}, fx.claims("t2", nil), ""))
+	f.Fuzz(func(t *testing.T, token string) {
+		id, err := fx.verifier.Verify(context.Background(), token)
+		if err != nil {
+			if code := StatusCode(err); code != http.StatusUnauthorized && code != http.StatusForbidden {
+				t.Fatalf("status %d for %q: %v", code, token, err)
+			}
+			return
+		}
+		if id.Tenant != want.Tenant || id.Subject != want.Subject || id.Issuer != want.Issuer {
+			t.Fatalf("%q verified as %+v", token, id)
+		}
+	})
+}
