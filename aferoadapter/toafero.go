@@ -76,8 +76,8 @@ func (v *view) follow(op, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r, ok := v.b.(backend.SymlinkResolver); ok && p != "." {
-		if p, err = r.ResolveSymlinks(v.ctx, p); err != nil {
+	if p != "." {
+		if p, err = backend.ResolveSymlinks(v.ctx, v.b, p); err != nil {
 			return "", backend.PathError(op, name, err)
 		}
 	}
@@ -114,15 +114,14 @@ func (v *view) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 
 // ReadlinkIfPossible returns the target of the symlink name.
 func (v *view) ReadlinkIfPossible(name string) (string, error) {
-	r, ok := v.b.(backend.SymlinkResolver)
-	if !ok {
-		return "", &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
-	}
 	p, err := v.storage("readlink", name)
 	if err != nil {
 		return "", err
 	}
-	target, err := r.Readlink(v.ctx, p)
+	target, err := backend.Readlink(v.ctx, v.b, p)
+	if errors.Is(err, backend.ErrUnsupported) {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
+	}
 	return target, backend.PathError("readlink", name, err)
 }
 

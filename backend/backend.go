@@ -1,14 +1,27 @@
 // Package backend defines the storage contracts that every fencefs adapter
-// implements and every fencefs tool depends on.
+// implements and every fencefs tool depends on. It is the contract, not
+// the home of the adapters: those live in local, mounted, s3adapter,
+// sftpadapter and aferoadapter.
 //
 // The contracts are modelled on io/fs and database/sql/driver: a backend
 // implements the small required interface [Backend] (Reader and Lister) and
-// as many optional abilities as it can ([Stater], [Writer], [DirMaker],
-// [SymlinkResolver], [Walker], [PathResolver], [LocalPather],
-// [HostPathMapper], [CapabilityReporter]). Callers discover the optional
-// abilities by type assertion, usually through the helper functions of this
-// package ([Stat], [OpenWrite], [MkdirAll], [Walk]), which use a fast path
-// when it exists and fall back when it does not.
+// as many behaviour interfaces as it can ([Stater], [Writer], [DirMaker],
+// [SymlinkResolver], [Walker], [TypeLister], [LocalPather],
+// [HostPathMapper]), and reports what it is as facts in [Capabilities]
+// ([CapabilityReporter]). Behaviour is interfaces; facts are data. Callers
+// discover behaviour by type assertion, usually through the helper
+// functions of this package ([Stat], [OpenWrite], [MkdirAll], [Walk],
+// [ListTypes], [ResolveSymlinks]), which use a fast path when it exists
+// and fall back when it does not.
+//
+// A behaviour method may decline at run time with an error wrapping
+// [ErrUnsupported] (errors.ErrUnsupported), the way database/sql's
+// driver.ErrSkip lets a fast path decline. This is how a wrapper such as
+// [ReadOnly] or a mounted namespace implements every interface once and
+// forwards to whatever its child has: where the child lacks the
+// behaviour, the wrapper declines and the helpers take their fallback. A
+// method declines before it has done anything (a Walk that declines has
+// called no callback).
 //
 // Every method receives a canonical storage path: a relative POSIX path
 // with no empty, "." or ".." components, or "." for the root (see
@@ -123,7 +136,8 @@ type DirMaker interface {
 }
 
 // SymlinkResolver is implemented by backends that hold symbolic links
-// (local disk, SFTP). Backends without it have no links.
+// (local disk, SFTP). Backends without it, or whose methods decline with
+// ErrUnsupported, have no links.
 type SymlinkResolver interface {
 	// ResolveSymlinks returns the canonical storage path name leads to,
 	// following every symlink on the way, including the final component.
@@ -136,6 +150,9 @@ type SymlinkResolver interface {
 	// absolute target inside the root is returned relative to the root; an
 	// absolute target outside the root gives ErrOutside.
 	Readlink(ctx context.Context, name string) (string, error)
+	// Both methods decline with ErrUnsupported only on storage that holds
+	// no links, so a declined ResolveSymlinks means the path is its own
+	// resolution.
 }
 
 // WalkFunc is called by [Walker.Walk] for every entry below the walk root.
@@ -151,23 +168,17 @@ type Walker interface {
 	// Walk calls fn for every entry below dir (not dir itself), without
 	// following symlinks, in an unspecified order; every directory is
 	// reported before its contents. A missing dir gives fs.ErrNotExist.
+	// A wrapper whose child cannot walk in one pass declines with
+	// ErrUnsupported before calling fn, and callers list instead.
 	Walk(ctx context.Context, dir string, fn WalkFunc) error
-}
-
-// PathResolver is implemented by backends whose namespace is rooted, such
-// as a mounted namespace: tool paths are virtual paths starting at "/".
-type PathResolver interface {
-	// ResolvePath turns a tool path (absolute, or relative to the rooted
-	// cwd) into a canonical virtual path starting with "/", lexically,
-	// without touching storage.
-	ResolvePath(path, cwd string) (string, error)
 }
 
 // LocalPather is implemented by backends whose files are on local disk, so
 // that callers may run local programs (ripgrep) over them.
 type LocalPather interface {
 	// LocalPath returns the host path of the storage path name. The result
-	// must never be shown to a model.
+	// must never be shown to a model. It reports false where it has none
+	// (a wrapper over storage that is not on local disk declines so).
 	LocalPath(name string) (string, bool)
 }
 
@@ -175,23 +186,30 @@ type LocalPather interface {
 // absolute host paths inside their root.
 type HostPathMapper interface {
 	// MapHostPath maps an absolute host path onto the storage namespace. A
-	// path outside the root gives ErrOutside.
+	// path outside the root gives ErrOutside; a backend that accepts no
+	// host paths declines with ErrUnsupported.
 	MapHostPath(hostPath string) (string, error)
 }
 
-// CapabilityReporter describes what a backend can do.
+// CapabilityReporter reports a backend's facts.
 type CapabilityReporter interface {
 	Capabilities() Capabilities
 }
 
-// Capabilities describe a backend as data, so that shared tests and tools
-// know which behaviour to expect. The zero value describes a backend that
-// supports nothing optional.
+// Capabilities are a backend's facts: what it is, not what it does (that
+// is the behaviour interfaces). Shared tests and tools read them to know
+// which behaviour to expect. The zero value describes a writable backend
+// with no optional facts; a wrapper derives its facts from its child's
+// with [Capabilities.Mask].
 type Capabilities struct {
 	// Name names the backend kind ("local", "s3", ...), for messages.
 	Name string
-	// ReadOnly backends refuse every write with ErrReadOnly.
+	// ReadOnly backends refuse every change with ErrReadOnly.
 	ReadOnly bool
+	// Rooted: the namespace is rooted, as a mounted namespace is. Tool
+	// paths are then virtual paths starting at "/" (see [CleanVirtual])
+	// and results show them rooted.
+	Rooted bool
 	// Symlinks: the backend can hold symbolic links.
 	Symlinks bool
 	// ModeBits: permission bits are stored and kept on replacement.
@@ -202,6 +220,13 @@ type Capabilities struct {
 	EmptyDirs bool
 	// SpecialFiles: FIFOs, sockets and devices can appear.
 	SpecialFiles bool
+	// CaseInsensitive: names differing only in case name the same file.
+	CaseInsensitive bool
+	// NonAtomicReplace: replacing an existing file is not atomic for
+	// observers, who may see the target missing for a moment (WebDAV's
+	// MOVE deletes then renames). Writers still never see partial
+	// content.
+	NonAtomicReplace bool
 	// AtomicPreconditions: CreateOnly and MatchHash/MatchVersion are
 	// checked atomically with the commit, so of several writers presenting
 	// the same precondition at most one commits; the same holds for the
@@ -224,8 +249,50 @@ type Capabilities struct {
 	MaxNameBytes int
 }
 
-// CapabilitiesOf returns b's capabilities, or a description derived from
-// the interfaces b implements when it does not report any.
+// Unrestricted returns the facts of a layer that limits nothing: every
+// ability, no restriction, no name limit. A wrapper starts from it, adds
+// its own restrictions and masks the result with its child's facts.
+func Unrestricted(name string) Capabilities {
+	return Capabilities{
+		Name: name, Symlinks: true, ModeBits: true, ModTimes: true, EmptyDirs: true,
+		SpecialFiles: true, AtomicPreconditions: true, AtomicRemove: true, AtomicRename: true, Versions: true,
+	}
+}
+
+// Mask returns the facts of a layer with facts c over a child with facts
+// child, in the manner of rclone's Features.Mask: an ability holds when it
+// holds for both, a restriction (ReadOnly, CaseInsensitive,
+// NonAtomicReplace) or Rooted when it holds for either, and MaxNameBytes
+// the smaller known limit. Name is c's, or the child's when c has none.
+func (c Capabilities) Mask(child Capabilities) Capabilities {
+	m := Capabilities{
+		Name:                c.Name,
+		ReadOnly:            c.ReadOnly || child.ReadOnly,
+		Rooted:              c.Rooted || child.Rooted,
+		Symlinks:            c.Symlinks && child.Symlinks,
+		ModeBits:            c.ModeBits && child.ModeBits,
+		ModTimes:            c.ModTimes && child.ModTimes,
+		EmptyDirs:           c.EmptyDirs && child.EmptyDirs,
+		SpecialFiles:        c.SpecialFiles && child.SpecialFiles,
+		CaseInsensitive:     c.CaseInsensitive || child.CaseInsensitive,
+		AtomicRename:        c.AtomicRename && child.AtomicRename,
+		NonAtomicReplace:    c.NonAtomicReplace || child.NonAtomicReplace,
+		AtomicPreconditions: c.AtomicPreconditions && child.AtomicPreconditions,
+		AtomicRemove:        c.AtomicRemove && child.AtomicRemove,
+		Versions:            c.Versions && child.Versions,
+		MaxNameBytes:        c.MaxNameBytes,
+	}
+	if m.Name == "" {
+		m.Name = child.Name
+	}
+	if child.MaxNameBytes > 0 && (m.MaxNameBytes == 0 || child.MaxNameBytes < m.MaxNameBytes) {
+		m.MaxNameBytes = child.MaxNameBytes
+	}
+	return m
+}
+
+// CapabilitiesOf returns b's facts, or for a backend that reports none a
+// description derived from the interfaces it implements.
 func CapabilitiesOf(b Backend) Capabilities {
 	if r, ok := b.(CapabilityReporter); ok {
 		return r.Capabilities()

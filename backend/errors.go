@@ -35,7 +35,19 @@ var (
 	// ErrReadOnly: the backend or mount refuses writes (matches
 	// fs.ErrPermission).
 	ErrReadOnly = &sentinel{"read-only", fs.ErrPermission}
+	// ErrUnsupported: a behaviour method declined at run time, so the
+	// caller takes its fallback (see the package doc). It is
+	// errors.ErrUnsupported itself, so either name matches.
+	ErrUnsupported = errors.ErrUnsupported
 )
+
+// unsupported is the error with which a method declines op on name.
+func unsupported(op, name string) error {
+	return &fs.PathError{Op: op, Path: name, Err: ErrUnsupported}
+}
+
+// declined reports whether err is a decline (see ErrUnsupported).
+func declined(err error) bool { return err != nil && errors.Is(err, ErrUnsupported) }
 
 // sentinel is an error value that may also match a more general io/fs
 // sentinel, so callers can test either.

@@ -36,11 +36,10 @@ func (f *IOFS) resolve(op, name string) (string, error) {
 	if !fs.ValidPath(name) {
 		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	r, ok := f.b.(SymlinkResolver)
-	if !ok || name == "." {
+	if name == "." {
 		return name, nil
 	}
-	target, err := r.ResolveSymlinks(f.ctx, name)
+	target, err := ResolveSymlinks(f.ctx, f.b, name)
 	if err != nil {
 		return "", PathError(op, name, err)
 	}
@@ -139,8 +138,8 @@ func (f *IOFS) ReadLink(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r, ok := f.b.(SymlinkResolver); ok {
-		link, err := r.Readlink(f.ctx, target)
+	link, err := Readlink(f.ctx, f.b, target)
+	if !declined(err) {
 		if err != nil {
 			return "", PathError("readlink", name, err)
 		}

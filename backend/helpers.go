@@ -10,11 +10,20 @@ import (
 )
 
 // Stat returns the metadata of name on b, using b's Stater when it has one
-// and otherwise the listing of the parent directory.
+// (and does not decline) and otherwise the listing of the parent directory.
 func Stat(ctx context.Context, b Backend, name string) (FileInfo, error) {
 	if s, ok := b.(Stater); ok {
-		return s.Stat(ctx, name)
+		if fi, err := s.Stat(ctx, name); !declined(err) {
+			return fi, err
+		}
 	}
+	return StatByList(ctx, b, name)
+}
+
+// StatByList returns the metadata of name from the listing of its parent
+// directory: the fallback of [Stat], for a backend (or a wrapper) with no
+// Stater of its own.
+func StatByList(ctx context.Context, b Lister, name string) (FileInfo, error) {
 	if err := CheckPath("stat", name); err != nil {
 		return FileInfo{}, err
 	}
@@ -60,6 +69,53 @@ func MkdirAll(ctx context.Context, b Backend, dir string) error {
 	return m.MkdirAll(ctx, dir)
 }
 
+// ResolveSymlinks returns the canonical path name leads to on b (see
+// [SymlinkResolver]); on a backend without links, name itself once it is
+// known to be canonical. A decline counts as "no links" only from a
+// backend whose Capabilities say it holds none, so storage that has links
+// but refused an operation never resolves a path to itself unchecked.
+func ResolveSymlinks(ctx context.Context, b Backend, name string) (string, error) {
+	if r, ok := b.(SymlinkResolver); ok {
+		resolved, err := r.ResolveSymlinks(ctx, name)
+		if !declined(err) || CapabilitiesOf(b).Symlinks {
+			return resolved, err
+		}
+	}
+	if err := CheckPath("resolve", name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Readlink returns the stored target of the symlink name on b (see
+// [SymlinkResolver]), or an error wrapping ErrUnsupported on a backend
+// without links.
+func Readlink(ctx context.Context, b Backend, name string) (string, error) {
+	if r, ok := b.(SymlinkResolver); ok {
+		return r.Readlink(ctx, name)
+	}
+	return "", unsupported("readlink", name)
+}
+
+// LocalPath returns the host path of name on b when b is on local disk
+// (see [LocalPather]).
+func LocalPath(b Backend, name string) (string, bool) {
+	if lp, ok := b.(LocalPather); ok {
+		return lp.LocalPath(name)
+	}
+	return "", false
+}
+
+// MapHostPath maps the absolute host path p onto b's namespace (see
+// [HostPathMapper]), or fails with an error wrapping ErrUnsupported when b
+// accepts no host paths.
+func MapHostPath(b Backend, p string) (string, error) {
+	if h, ok := b.(HostPathMapper); ok {
+		return h.MapHostPath(p)
+	}
+	return "", unsupported("maphostpath", p)
+}
+
 // ReadFile reads the whole file name from b.
 func ReadFile(ctx context.Context, b Reader, name string) ([]byte, error) {
 	r, err := b.OpenRead(ctx, name)
@@ -88,18 +144,23 @@ func WriteFile(ctx context.Context, b Backend, name string, data []byte, opts Wr
 }
 
 // Walk calls fn for every entry below dir on b. It uses b's Walker when b
-// has one (in the walker's order) and otherwise lists directory by
-// directory, depth first with each directory's entries sorted by name.
-// Symlinks are reported, never followed. fs.SkipDir returned for a
-// directory skips its contents.
+// has one that does not decline (in the walker's order) and otherwise
+// lists directory by directory (see [WalkByList]).
 func Walk(ctx context.Context, b Backend, dir string, fn WalkFunc) error {
 	if w, ok := b.(Walker); ok {
-		return w.Walk(ctx, dir, fn)
+		if err := w.Walk(ctx, dir, fn); !declined(err) {
+			return err
+		}
 	}
-	return walkList(ctx, b, dir, fn)
+	return WalkByList(ctx, b, dir, fn)
 }
 
-func walkList(ctx context.Context, b Backend, dir string, fn WalkFunc) error {
+// WalkByList calls fn for every entry below dir on b, listing directory
+// by directory, depth first with each directory's entries sorted by name.
+// Symlinks are reported, never followed. fs.SkipDir returned for a
+// directory skips its contents. It never uses b's Walker, so an adapter's
+// own Walk may fall back to it without recursing into itself.
+func WalkByList(ctx context.Context, b Lister, dir string, fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -117,7 +178,7 @@ func walkList(ctx context.Context, b Backend, dir string, fn WalkFunc) error {
 			return err
 		}
 		if e.IsDir() {
-			if err := walkList(ctx, b, name, fn); err != nil {
+			if err := WalkByList(ctx, b, name, fn); err != nil {
 				return err
 			}
 		}

@@ -13,11 +13,13 @@ type TypeLister interface {
 	ListTypes(ctx context.Context, dir string) ([]DirEntry, error)
 }
 
-// ListTypes lists dir on b with its TypeLister when it has one, and
-// with List otherwise.
+// ListTypes lists dir on b with its TypeLister when it has one that does
+// not decline, and with List otherwise.
 func ListTypes(ctx context.Context, b Backend, dir string) ([]DirEntry, error) {
 	if tl, ok := b.(TypeLister); ok {
-		return tl.ListTypes(ctx, dir)
+		if entries, err := tl.ListTypes(ctx, dir); !declined(err) {
+			return entries, err
+		}
 	}
 	return b.List(ctx, dir)
 }

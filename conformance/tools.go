@@ -29,7 +29,7 @@ import (
 //
 // Only output paths depend on the namespace: in a plain namespace the
 // walkers print paths relative to the working directory, in a rooted one
-// (a backend implementing backend.PathResolver) rooted canonical paths.
+// (a backend whose Capabilities say Rooted) rooted canonical paths.
 // The scenarios write the plain form and the suite derives the rooted one.
 
 // ToolsOptions tune RunToolsWith. The zero value runs every scenario in
@@ -130,10 +130,10 @@ func (s *toolSuite) setup(t *testing.T) *toolEnv {
 	if b == nil {
 		t.Fatal("Harness.MakeBackend returned nil")
 	}
-	_, rooted := b.(backend.PathResolver)
-	e := &toolEnv{t: t, ctx: t.Context(), s: s, b: b, caps: backend.CapabilitiesOf(b), rooted: rooted}
-	if rooted && s.opts.Dir == "." {
-		t.Fatalf("the backend's namespace is rooted (backend.PathResolver), whose root holds no files: name a directory such as a mount in ToolsOptions.Dir")
+	caps := backend.CapabilitiesOf(b)
+	e := &toolEnv{t: t, ctx: t.Context(), s: s, b: b, caps: caps, rooted: caps.Rooted}
+	if caps.Rooted && s.opts.Dir == "." {
+		t.Fatalf("the backend's namespace is rooted (Capabilities.Rooted), whose root holds no files: name a directory such as a mount in ToolsOptions.Dir")
 	}
 	if s.opts.Dir != "." {
 		if _, err := backend.Stat(e.ctx, b, s.opts.Dir); errors.Is(err, fs.ErrNotExist) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
-	"github.com/fencefs/fencefs/mounted"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -337,13 +336,13 @@ func (s *toolSuite) testChangeToolReadOnlySet(t *testing.T) {
 
 // testChangeToolReadOnlyStorage calls the change tools on read-only
 // storage: the backend itself when it is read-only, and otherwise the
-// backend behind mounted.ReadOnly. Each call is a retry naming the path,
+// backend behind backend.ReadOnly. Each call is a retry naming the path,
 // and storage is unchanged.
 func (s *toolSuite) testChangeToolReadOnlyStorage(t *testing.T) {
 	e := s.setup(t)
 	e.put("a.txt", "a\n")
 	if !e.caps.ReadOnly {
-		e.b = mounted.ReadOnly(e.b)
+		e.b = backend.ReadOnly(e.b)
 	}
 	ts := e.tools(e.allTools(tools.Options{}))
 	msg := func(p string) string {

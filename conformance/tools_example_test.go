@@ -12,8 +12,8 @@ import (
 
 // An adapter's test file runs the tool-level suite with the same harness
 // it gives conformance.Run; the scenarios compare every tool's text with
-// the contract's. A rooted namespace (one implementing
-// backend.PathResolver, such as mounted) names the directory the
+// the contract's. A rooted namespace (one whose Capabilities say Rooted,
+// such as mounted) names the directory the
 // scenarios work in, usually a mount, with ToolsOptions.Dir.
 func ExampleRunTools() {
 	h := conformance.HarnessFunc(func(ctx context.Context, t *testing.T) backend.Backend {

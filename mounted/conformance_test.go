@@ -82,7 +82,7 @@ func diskAlone() *backendtest.HostHarness {
 
 func diskReadOnly() *backendtest.HostHarness {
 	return backendtest.NewHostHarness("ro", func(t *testing.T, dir string) backend.Backend {
-		return newMounted(t, map[string]backend.Backend{"ro": mounted.ReadOnly(newLocal(t, dir))})
+		return newMounted(t, map[string]backend.Backend{"ro": backend.ReadOnly(newLocal(t, dir))})
 	})
 }
 
@@ -165,7 +165,7 @@ func TestMountedReadOnlyMountRefusesWrites(t *testing.T) {
 	}
 	ns := newMounted(t, map[string]backend.Backend{
 		"rw": aferoadapter.New(rwFs),
-		"ro": mounted.ReadOnly(aferoadapter.New(roFs)),
+		"ro": backend.ReadOnly(aferoadapter.New(roFs)),
 	})
 	if backend.CapabilitiesOf(ns).ReadOnly {
 		t.Fatalf("a namespace with a writable mount reports Capabilities.ReadOnly=true")

@@ -20,7 +20,7 @@ func ExampleNew() {
 	}
 	ns, err := mounted.New(map[string]backend.Backend{
 		"workspace": workspace,
-		"tenant":    mounted.ReadOnly(tenant),
+		"tenant":    backend.ReadOnly(tenant),
 	})
 	if err != nil {
 		panic(err)
@@ -36,7 +36,7 @@ func ExampleNew() {
 	}
 
 	// Rooted tool paths resolve lexically, even across mounts.
-	p, err := ns.ResolvePath("../tenant/reports/q1.txt", "/workspace")
+	p, err := backend.CleanVirtual("../tenant/reports/q1.txt", "/workspace")
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +58,7 @@ func ExampleNew() {
 
 func ExampleReadOnly() {
 	ctx := context.Background()
-	b := mounted.ReadOnly(aferoadapter.New(afero.NewMemMapFs()))
+	b := backend.ReadOnly(aferoadapter.New(afero.NewMemMapFs()))
 	fmt.Println(backend.CapabilitiesOf(b).ReadOnly)
 	fmt.Println(backend.MkdirAll(ctx, b, "new"))
 	// Output:

@@ -19,13 +19,14 @@ import (
 )
 
 // FS is a rooted namespace of named mounts. It implements backend.Backend
-// and Stater, Writer, DirMaker, SymlinkResolver, Walker, PathResolver,
+// and Stater, Writer, DirMaker, SymlinkResolver, Walker, TypeLister,
 // LocalPather and CapabilityReporter; what each child lacks is filled in
 // with the fallbacks of package backend or refused, per mount.
 //
 // Its methods take storage paths like every backend: "." is the root and
 // "ws/a/b" is "a/b" on the mount "ws". Tools see the rooted form
-// ("/ws/a/b") because FS is a PathResolver. An FS is immutable and safe
+// ("/ws/a/b", see backend.CleanVirtual) because its Capabilities say
+// Rooted. An FS is immutable and safe
 // for concurrent use when its children are.
 type FS struct {
 	names  []string // sorted
@@ -72,43 +73,23 @@ func (m *FS) MountCapabilities(name string) (backend.Capabilities, bool) {
 	return backend.CapabilitiesOf(b), true
 }
 
-// Capabilities returns what every mount can do: a boolean holds when it
-// holds for all children and MaxNameBytes is the smallest known limit.
+// Capabilities returns what every mount can do, each child's facts
+// masked into the namespace's (see backend.Capabilities.Mask), and Rooted.
 // ReadOnly is the exception: it is true only when every mount is
 // read-only, because a namespace with one writable mount still accepts
 // writes there (see MountCapabilities for each mount).
 func (m *FS) Capabilities() backend.Capabilities {
-	c := backend.Capabilities{Name: "mounted", ReadOnly: true}
-	for i, name := range m.names {
+	c := backend.Unrestricted("mounted")
+	c.Rooted = true
+	readOnly := true
+	for _, name := range m.names {
 		cc := backend.CapabilitiesOf(m.mounts[name])
-		c.ReadOnly = c.ReadOnly && cc.ReadOnly
-		if i == 0 {
-			c.Symlinks, c.ModeBits, c.ModTimes, c.EmptyDirs = cc.Symlinks, cc.ModeBits, cc.ModTimes, cc.EmptyDirs
-			c.SpecialFiles, c.AtomicPreconditions, c.Versions = cc.SpecialFiles, cc.AtomicPreconditions, cc.Versions
-			c.AtomicRename, c.AtomicRemove = cc.AtomicRename, cc.AtomicRemove
-		} else {
-			c.Symlinks = c.Symlinks && cc.Symlinks
-			c.ModeBits = c.ModeBits && cc.ModeBits
-			c.ModTimes = c.ModTimes && cc.ModTimes
-			c.EmptyDirs = c.EmptyDirs && cc.EmptyDirs
-			c.SpecialFiles = c.SpecialFiles && cc.SpecialFiles
-			c.AtomicPreconditions = c.AtomicPreconditions && cc.AtomicPreconditions
-			c.Versions = c.Versions && cc.Versions
-			c.AtomicRename = c.AtomicRename && cc.AtomicRename
-			c.AtomicRemove = c.AtomicRemove && cc.AtomicRemove
-		}
-		if cc.MaxNameBytes > 0 && (c.MaxNameBytes == 0 || cc.MaxNameBytes < c.MaxNameBytes) {
-			c.MaxNameBytes = cc.MaxNameBytes
-		}
+		readOnly = readOnly && cc.ReadOnly
+		cc.ReadOnly = false
+		c = c.Mask(cc)
 	}
+	c.ReadOnly = readOnly
 	return c
-}
-
-// ResolvePath turns a tool path into a canonical rooted path, lexically
-// (backend.CleanVirtual). Normalization may cross mounts:
-// "/workspace/../tenant/f" is "/tenant/f".
-func (m *FS) ResolvePath(path, cwd string) (string, error) {
-	return backend.CleanVirtual(path, cwd)
 }
 
 // target is where a storage path leads: the root, a mount's root, or a
@@ -187,7 +168,6 @@ var (
 	_ backend.DirMaker           = (*FS)(nil)
 	_ backend.SymlinkResolver    = (*FS)(nil)
 	_ backend.Walker             = (*FS)(nil)
-	_ backend.PathResolver       = (*FS)(nil)
 	_ backend.LocalPather        = (*FS)(nil)
 	_ backend.CapabilityReporter = (*FS)(nil)
 )

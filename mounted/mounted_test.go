@@ -66,7 +66,7 @@ func newNamespace(t testing.TB) (*mounted.FS, children) {
 	m, err := mounted.New(map[string]backend.Backend{
 		"ws":     c.ws,
 		"tenant": c.tenant,
-		"ro":     mounted.ReadOnly(c.ro),
+		"ro":     backend.ReadOnly(c.ro),
 		"plain":  c.plain,
 	})
 	if err != nil {
@@ -431,8 +431,13 @@ func TestWalkErrors(t *testing.T) {
 	}
 }
 
-func TestResolvePath(t *testing.T) {
+// TestRootedPaths checks the paths a rooted namespace (Capabilities.Rooted)
+// takes: tool paths cleaned by backend.CleanVirtual reach the mounts.
+func TestRootedPaths(t *testing.T) {
 	m, _ := newNamespace(t)
+	if !m.Capabilities().Rooted {
+		t.Fatal("a mounted namespace does not report Capabilities.Rooted")
+	}
 	tests := []struct {
 		path, cwd, want string
 	}{
@@ -443,13 +448,13 @@ func TestResolvePath(t *testing.T) {
 		{"/etc/passwd", "/ws", "/etc/passwd"}, // a host path is just an unknown mount
 	}
 	for _, tt := range tests {
-		if got, err := m.ResolvePath(tt.path, tt.cwd); err != nil || got != tt.want {
-			t.Errorf("ResolvePath(%q, %q) = %q, %v; want %q", tt.path, tt.cwd, got, err, tt.want)
+		if got, err := backend.CleanVirtual(tt.path, tt.cwd); err != nil || got != tt.want {
+			t.Errorf("CleanVirtual(%q, %q) = %q, %v; want %q", tt.path, tt.cwd, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{"..", "/..", "~/x", "C:x", ""} {
-		if got, err := m.ResolvePath(bad, "/"); !errors.Is(err, backend.ErrInvalidPath) {
-			t.Errorf("ResolvePath(%q) = %q, %v; want ErrInvalidPath", bad, got, err)
+		if got, err := backend.CleanVirtual(bad, "/"); !errors.Is(err, backend.ErrInvalidPath) {
+			t.Errorf("CleanVirtual(%q) = %q, %v; want ErrInvalidPath", bad, got, err)
 		}
 	}
 	if _, err := m.Stat(context.Background(), backend.VirtualToStorage("/etc/passwd")); !errors.Is(err, fs.ErrNotExist) {
@@ -494,19 +499,19 @@ func TestResolveSymlinksWithoutLinks(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	m, _ := newNamespace(t)
-	want := backend.Capabilities{Name: "mounted"} // plain has no capabilities at all
+	want := backend.Capabilities{Name: "mounted", Rooted: true} // plain has no capabilities at all
 	if got := m.Capabilities(); got != want {
 		t.Errorf("Capabilities() = %+v, want %+v", got, want)
 	}
-	two, err := mounted.New(map[string]backend.Backend{"a": memBackend(t, nil), "b": mounted.ReadOnly(memBackend(t, nil))})
+	two, err := mounted.New(map[string]backend.Backend{"a": memBackend(t, nil), "b": backend.ReadOnly(memBackend(t, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = backend.Capabilities{Name: "mounted", ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true}
+	want = backend.Capabilities{Name: "mounted", Rooted: true, ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true}
 	if got := two.Capabilities(); got != want {
 		t.Errorf("Capabilities() = %+v, want %+v", got, want)
 	}
-	allRO, _ := mounted.New(map[string]backend.Backend{"b": mounted.ReadOnly(memBackend(t, nil))})
+	allRO, _ := mounted.New(map[string]backend.Backend{"b": backend.ReadOnly(memBackend(t, nil))})
 	if !allRO.Capabilities().ReadOnly {
 		t.Error("a namespace of read-only mounts is not read-only")
 	}
@@ -530,7 +535,7 @@ func TestLocalPath(t *testing.T) {
 	m, err := mounted.New(map[string]backend.Backend{
 		"disk": localChild{memBackend(t, nil)},
 		"mem":  memBackend(t, nil),
-		"ro":   mounted.ReadOnly(localChild{memBackend(t, nil)}),
+		"ro":   backend.ReadOnly(localChild{memBackend(t, nil)}),
 	})
 	if err != nil {
 		t.Fatal(err)

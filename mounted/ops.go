@@ -2,6 +2,7 @@ package mounted
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -139,7 +140,7 @@ func (m *FS) walkMount(ctx context.Context, mount string, child backend.Backend,
 }
 
 // ResolveSymlinks resolves name on its mount. A child without symlinks
-// resolves lexically, to name itself.
+// (or one that declines) resolves lexically, to name itself.
 func (m *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 	t, err := m.route("resolve", name)
 	switch {
@@ -150,11 +151,7 @@ func (m *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 	case t.isMountRoot():
 		return t.mount, nil
 	}
-	r, ok := t.child.(backend.SymlinkResolver)
-	if !ok {
-		return name, nil
-	}
-	resolved, err := r.ResolveSymlinks(ctx, t.rest)
+	resolved, err := backend.ResolveSymlinks(ctx, t.child, t.rest)
 	if err != nil {
 		return "", rewrite(t.mount, err)
 	}
@@ -171,8 +168,8 @@ func (m *FS) Readlink(ctx context.Context, name string) (string, error) {
 	case t.isRoot() || t.isMountRoot():
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: errNotLink}
 	}
-	if r, ok := t.child.(backend.SymlinkResolver); ok {
-		target, err := r.Readlink(ctx, t.rest)
+	target, err := backend.Readlink(ctx, t.child, t.rest)
+	if !errors.Is(err, backend.ErrUnsupported) {
 		return target, rewrite(t.mount, err)
 	}
 	// A child without symlinks has none to read.
@@ -189,10 +186,7 @@ func (m *FS) LocalPath(name string) (string, bool) {
 	if err != nil || t.isRoot() {
 		return "", false
 	}
-	if lp, ok := t.child.(backend.LocalPather); ok {
-		return lp.LocalPath(t.rest)
-	}
-	return "", false
+	return backend.LocalPath(t.child, t.rest)
 }
 
 // reader rewrites the paths in a child's read errors.

@@ -82,7 +82,7 @@ func TestMounts(t *testing.T) {
 	buildLocal(t, parent, mountLayout(s))
 	m, err := mounted.New(map[string]backend.Backend{
 		"ws":  openLocal(t, filepath.Join(parent, "ws")),
-		"ws2": mounted.ReadOnly(openLocal(t, filepath.Join(parent, "ws2"))),
+		"ws2": backend.ReadOnly(openLocal(t, filepath.Join(parent, "ws2"))),
 		"w":   openLocal(t, filepath.Join(parent, "w")),
 	})
 	if err != nil {

@@ -315,7 +315,7 @@ func newLocalWorld(t testing.TB, s secrets, l layout, mount bool) *world {
 		if err := os.MkdirAll(filepath.Join(parent, "ro"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		m, err := mounted.New(map[string]backend.Backend{"ws": lb, "ro": mounted.ReadOnly(openLocal(t, filepath.Join(parent, "ro")))})
+		m, err := mounted.New(map[string]backend.Backend{"ws": lb, "ro": backend.ReadOnly(openLocal(t, filepath.Join(parent, "ro")))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@
 // text after the front matter) and ReadPath, the skill's directory as a
 // path the file tools accept. Activation changes nothing: not the tools'
 // working directory, not any other state. ReadPath is, by default:
-//   - in a rooted namespace (a backend that is a backend.PathResolver, such
+//   - in a rooted namespace (a backend whose Capabilities say Rooted, such
 //     as package mounted): the rooted path "/tenant/skills/pdf-forms",
 //     which works from any working directory;
 //   - in a plain namespace on local disk (a backend.HostPathMapper, where

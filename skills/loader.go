@@ -56,11 +56,12 @@ type Loader struct {
 	maxSkill int
 	workers  int
 	toolPath func(string) string
-	// rooted is set when the namespace is rooted: paths then start with
-	// "/".
-	rooted   backend.PathResolver
-	hostMap  backend.HostPathMapper
-	resolver backend.SymlinkResolver
+	// rooted is set when the namespace is rooted (Capabilities.Rooted):
+	// paths then start with "/".
+	rooted bool
+	// hostPaths is set for a plain namespace on local disk, which takes
+	// absolute host paths inside its root.
+	hostPaths bool
 }
 
 // root is one configured root.
@@ -74,7 +75,7 @@ type root struct {
 
 // New returns a loader of the skills under roots on b, earlier roots taking
 // precedence. A root is written as a tool path is: in a rooted namespace
-// (b is a backend.PathResolver) a rooted path such as "/tenant/skills"; in
+// (b's Capabilities say Rooted) a rooted path such as "/tenant/skills"; in
 // a plain one a path relative to the namespace root, a path starting with
 // "/" at the namespace root, or, on local disk (b is a
 // backend.HostPathMapper), an absolute host path inside the backend's
@@ -91,9 +92,9 @@ func New(b backend.Backend, roots []string, opts Options) (*Loader, error) {
 	if err := l.applyLimits(); err != nil {
 		return nil, err
 	}
-	l.rooted, _ = b.(backend.PathResolver)
-	l.hostMap, _ = b.(backend.HostPathMapper)
-	l.resolver, _ = b.(backend.SymlinkResolver)
+	l.rooted = backend.CapabilitiesOf(b).Rooted
+	_, local := backend.LocalPath(b, ".")
+	l.hostPaths = local && !l.rooted
 	seen := make(map[string]string, len(roots))
 	for _, r := range roots {
 		s, err := l.storagePath(r)
@@ -159,13 +160,13 @@ func (l *Loader) storagePath(p string) (string, error) {
 	switch {
 	case p == "":
 		return "", errors.New("empty path")
-	case l.rooted != nil:
+	case l.rooted:
 		var v string
-		if v, err = l.rooted.ResolvePath(p, "/"); err == nil {
+		if v, err = backend.CleanVirtual(p, "/"); err == nil {
 			s = backend.VirtualToStorage(v)
 		}
-	case strings.HasPrefix(p, "/") && l.hostMap != nil:
-		s, err = l.hostMap.MapHostPath(p)
+	case strings.HasPrefix(p, "/") && l.hostPaths:
+		s, err = backend.MapHostPath(l.b, p)
 	case strings.HasPrefix(p, "/"):
 		rest := strings.TrimLeft(p, "/")
 		if rest == "" {
@@ -187,7 +188,7 @@ func (l *Loader) storagePath(p string) (string, error) {
 // display returns how catalogs show the storage path s: rooted in a
 // rooted namespace, as it is otherwise.
 func (l *Loader) display(s string) string {
-	if l.rooted != nil {
+	if l.rooted {
 		return backend.StorageToVirtual(s)
 	}
 	return s
@@ -197,9 +198,9 @@ func (l *Loader) display(s string) string {
 // for a plain namespace whose tools work from cwd (a storage path).
 func (l *Loader) defaultToolPath(cwd string) func(string) string {
 	switch {
-	case l.rooted != nil:
+	case l.rooted:
 		return backend.StorageToVirtual
-	case l.hostMap != nil:
+	case l.hostPaths:
 		return func(s string) string { return backend.Rel(cwd, s) }
 	default:
 		return backend.StorageToVirtual
@@ -210,10 +211,7 @@ func (l *Loader) defaultToolPath(cwd string) func(string) string {
 // symlinks of the root path itself where the backend has them. A root
 // that leads outside the namespace, or through a loop, is a problem.
 func (l *Loader) resolveRoot(ctx context.Context, r root) (string, *Problem, error) {
-	if l.resolver == nil {
-		return r.storage, nil, nil
-	}
-	s, err := l.resolver.ResolveSymlinks(ctx, r.storage)
+	s, err := backend.ResolveSymlinks(ctx, l.b, r.storage)
 	switch {
 	case err == nil:
 		return s, nil, nil

@@ -67,7 +67,7 @@ func TestS3(t *testing.T) {
 			"skills/ws-only/SKILL.md": manifest("ws-only", "d", ""),
 			"sessions/s1/notes.md":    "x\n",
 		})
-		m, err := mounted.New(map[string]backend.Backend{"tenant": mounted.ReadOnly(s3), "workspace": ws})
+		m, err := mounted.New(map[string]backend.Backend{"tenant": backend.ReadOnly(s3), "workspace": ws})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -113,7 +113,7 @@ func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
 		return "", nil
 	}
 	target, err := s.links.Readlink(ctx, name)
-	if err == nil {
+	if err == nil || errors.Is(err, backend.ErrUnsupported) {
 		return target, nil
 	}
 	if m := s.pathErr(err, t.display); m != nil {

@@ -106,11 +106,7 @@ func (s *Set) listFiles(ctx context.Context, raw json.RawMessage) (string, error
 // hostDir returns the host path of a storage directory when the backend
 // (or the mount it lies in) is on local disk, so ripgrep can run there.
 func (s *Set) hostDir(name string) (string, bool) {
-	lp, ok := s.b.(backend.LocalPather)
-	if !ok {
-		return "", false
-	}
-	return lp.LocalPath(name)
+	return backend.LocalPath(s.b, name)
 }
 
 // ripgrepDir returns the host path to run ripgrep in for a walk of the

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"io/fs"
-	"strings"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/memfs"
@@ -76,9 +75,8 @@ func (m *memFS) get(name string) (string, bool) {
 // memRooted is memFS seen as a rooted namespace, as a mount table is.
 type memRooted struct{ *memFS }
 
-func (memRooted) ResolvePath(p, cwd string) (string, error) {
-	if strings.HasPrefix(p, "/") {
-		return backend.CleanVirtual(p, "/")
-	}
-	return backend.CleanVirtual(p, cwd)
+func (r memRooted) Capabilities() backend.Capabilities {
+	c := r.memFS.Capabilities()
+	c.Rooted = true
+	return c
 }

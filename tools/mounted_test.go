@@ -29,7 +29,7 @@ func mountedFixture(t *testing.T) (*mounted.FS, string) {
 	m, err := mounted.New(map[string]backend.Backend{
 		"work":   lb,
 		"tenant": aferoadapter.New(afero.NewMemMapFs()),
-		"docs":   mounted.ReadOnly(aferoadapter.New(docs)),
+		"docs":   backend.ReadOnly(aferoadapter.New(docs)),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -186,19 +186,13 @@ func (s *Set) lexical(p, cwd string) (string, error) {
 	switch {
 	case s.rooted:
 		var v string
-		if v, err = s.resolver.ResolvePath(p, backend.StorageToVirtual(cwd)); err == nil {
+		if v, err = backend.CleanVirtual(p, backend.StorageToVirtual(cwd)); err == nil {
 			out = backend.VirtualToStorage(v)
 		}
-	case strings.HasPrefix(p, "/") && s.hostMap != nil:
-		if out, err = s.hostMap.MapHostPath(p); err != nil && !errors.Is(err, backend.ErrOutside) {
+	case strings.HasPrefix(p, "/"):
+		if out, err = s.absolute(p); err != nil && !errors.Is(err, backend.ErrInvalidPath) && !errors.Is(err, backend.ErrOutside) {
 			return "", s.storageErr(err, p)
 		}
-	case strings.HasPrefix(p, "/"):
-		rest := strings.TrimLeft(p, "/")
-		if rest == "" {
-			rest = "."
-		}
-		out, err = backend.CleanRelative(rest)
 	default:
 		out, err = backend.CleanRelative(cwd + "/" + p)
 	}
@@ -211,6 +205,21 @@ func (s *Set) lexical(p, cwd string) (string, error) {
 		return "", outsideMsg(p)
 	}
 	return out, nil
+}
+
+// absolute maps the absolute tool path p in a plain namespace: as a host
+// path where the backend accepts them, and otherwise as a path from the
+// root.
+func (s *Set) absolute(p string) (string, error) {
+	out, err := backend.MapHostPath(s.b, p)
+	if !errors.Is(err, backend.ErrUnsupported) {
+		return out, err
+	}
+	rest := strings.TrimLeft(p, "/")
+	if rest == "" {
+		rest = "."
+	}
+	return backend.CleanRelative(rest)
 }
 
 // checkName refuses tool paths that no backend could accept, with a
@@ -254,10 +263,7 @@ func (s *Set) checkName(p string) error {
 // anything else leaves the path unresolved, for the operation itself to
 // report (backends never follow links, so that is safe).
 func (s *Set) followLinks(ctx context.Context, written, display string) (string, error) {
-	if s.links == nil {
-		return written, nil
-	}
-	resolved, err := s.links.ResolveSymlinks(ctx, written)
+	resolved, err := backend.ResolveSymlinks(ctx, s.b, written)
 	if err == nil {
 		return resolved, nil
 	}
@@ -279,10 +285,8 @@ func (s *Set) initialCwd(c string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("tools: Cwd %q: %s", c, err)
 	}
-	if s.links != nil {
-		if _, err := s.links.ResolveSymlinks(context.Background(), out); errors.Is(err, backend.ErrOutside) || errors.Is(err, backend.ErrLoop) {
-			return "", fmt.Errorf("tools: Cwd %q: %w", c, err)
-		}
+	if _, err := backend.ResolveSymlinks(context.Background(), s.b, out); errors.Is(err, backend.ErrOutside) || errors.Is(err, backend.ErrLoop) {
+		return "", fmt.Errorf("tools: Cwd %q: %w", c, err)
 	}
 	return out, nil
 }

@@ -47,12 +47,13 @@ type Set struct {
 	b    backend.Backend
 	opts Options
 
-	// rooted is set when the backend's namespace is rooted (PathResolver):
-	// tool and output paths are virtual ("/tenant/x").
-	rooted   bool
-	resolver backend.PathResolver
-	links    backend.SymlinkResolver
-	hostMap  backend.HostPathMapper
+	// rooted is set when the backend's namespace is rooted
+	// (Capabilities.Rooted): tool and output paths are virtual
+	// ("/tenant/x").
+	rooted bool
+	// links is the backend's symlink behaviour, nil without any; it may
+	// still decline (backend.ErrUnsupported) where the storage has none.
+	links backend.SymlinkResolver
 	// hostRoot is the local root's host path, used only to scrub error
 	// messages; empty when the backend is not on local disk.
 	hostRoot string
@@ -141,15 +142,10 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 		return nil, err
 	}
 	s := &Set{b: b, opts: opts, maxEdit: MaxEditBytes}
-	s.resolver, s.rooted = b.(backend.PathResolver)
+	s.rooted = backend.CapabilitiesOf(b).Rooted
 	s.links, _ = b.(backend.SymlinkResolver)
-	if !s.rooted {
-		s.hostMap, _ = b.(backend.HostPathMapper)
-	}
-	if lp, ok := b.(backend.LocalPather); ok && !s.rooted {
-		if root, ok := lp.LocalPath("."); ok {
-			s.hostRoot = root
-		}
+	if root, ok := backend.LocalPath(b, "."); ok && !s.rooted {
+		s.hostRoot = root
 	}
 	if s.cwd, err = s.initialCwd(opts.Cwd); err != nil {
 		return nil, err

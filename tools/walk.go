@@ -87,24 +87,26 @@ func walkWith[S any](ctx context.Context, s *Set, f *walkFilter, plan walkPlan[S
 	return err
 }
 
-// listerFor returns how to list the directories below f's root: one List
-// per directory, or, when the backend has a Walker and is not local
-// disk, one walk of the whole tree up front.
+// listerFor returns how to list the directories below f's root: when the
+// backend has a Walker that does not decline and is not local disk, one
+// walk of the whole tree up front, and otherwise one List per directory.
 func (s *Set) listerFor(ctx context.Context, f *walkFilter, prune func(string) bool) (childLister, error) {
 	_, local := s.hostDir(f.root.resolved)
-	if _, ok := s.b.(backend.Walker); !ok || local {
-		return func(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-			// Walkers need names and types, not sizes: where the backend
-			// can list without a stat per entry, it does.
-			return backend.ListTypes(ctx, s.b, dir)
-		}, nil
+	if w, ok := s.b.(backend.Walker); ok && !local {
+		tree, err := s.listTree(ctx, w, f, prune)
+		if err == nil {
+			return func(_ context.Context, dir string) ([]backend.DirEntry, error) {
+				return tree[dir], nil
+			}, nil
+		}
+		if !errors.Is(err, backend.ErrUnsupported) {
+			return nil, err
+		}
 	}
-	tree, err := s.listTree(ctx, f, prune)
-	if err != nil {
-		return nil, err
-	}
-	return func(_ context.Context, dir string) ([]backend.DirEntry, error) {
-		return tree[dir], nil
+	return func(ctx context.Context, dir string) ([]backend.DirEntry, error) {
+		// Walkers need names and types, not sizes: where the backend
+		// can list without a stat per entry, it does.
+		return backend.ListTypes(ctx, s.b, dir)
 	}, nil
 }
 
@@ -113,10 +115,10 @@ func (s *Set) listerFor(ctx context.Context, f *walkFilter, prune func(string) b
 // would never enter are skipped with fs.SkipDir (they stay listed in
 // their parent), so their contents cost nothing where the Walker can
 // jump over them.
-func (s *Set) listTree(ctx context.Context, f *walkFilter, prune func(string) bool) (map[string][]backend.DirEntry, error) {
+func (s *Set) listTree(ctx context.Context, w backend.Walker, f *walkFilter, prune func(string) bool) (map[string][]backend.DirEntry, error) {
 	root := f.root.resolved
 	tree := map[string][]backend.DirEntry{}
-	err := backend.Walk(ctx, s.b, root, func(name string, e backend.DirEntry) error {
+	err := w.Walk(ctx, root, func(name string, e backend.DirEntry) error {
 		dir, _ := backend.Split(name)
 		tree[dir] = append(tree[dir], e)
 		if !e.IsDir() {

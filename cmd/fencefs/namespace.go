@@ -143,7 +143,7 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 			return nil, mountErr(ctx, m, timeout, err)
 		}
 		if m.Spec.ReadOnly {
-			b = mounted.ReadOnly(b)
+			b = backend.ReadOnly(b)
 		}
 		children[m.Name] = b
 		logger.Info("mounted", "name", "/"+m.Name, "spec", m.Spec.String())
