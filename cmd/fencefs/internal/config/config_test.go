@@ -256,6 +256,15 @@ func TestParseConfigFileRelative(t *testing.T) {
 	if want := filepath.Join(dir, "project"); s.Root != want {
 		t.Errorf("root %q, want %q", s.Root, want)
 	}
+	// A file named by a relative path gives absolute paths too.
+	t.Chdir(filepath.Dir(dir))
+	s, _, err = Parse("serve", []string{"--config", filepath.Join(filepath.Base(dir), "fencefs.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "project"); s.Root != want {
+		t.Errorf("root %q with a relative --config, want %q", s.Root, want)
+	}
 	if err := os.WriteFile(file, []byte("mounts:\n  ref: local:./ref:ro\n  abs: local:/srv/x\n  box: sftp://u@h/d?key=keys/id&known_hosts=kh\n  ws: local:ws\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func (p *parser) applyMounts(file string, v *yaml.Node) error {
 		if name.Kind != yaml.ScalarNode || spec.Kind != yaml.ScalarNode {
 			return &Error{Where: at(file, name), Setting: "mounts", Err: errors.New("expected NAME: SPEC")}
 		}
-		if err := mounts.addFromFile(name.Value, spec.Value, filepath.Dir(file)); err != nil {
+		if err := mounts.addFromFile(name.Value, spec.Value, fileDir(file)); err != nil {
 			var n *namedError
 			if errors.As(err, &n) {
 				return &Error{Where: at(file, spec), Setting: n.label, Err: n.err}
@@ -115,7 +115,17 @@ func fromFile(file, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(filepath.Dir(file), p)
+	return filepath.Join(fileDir(file), p)
+}
+
+// fileDir is the absolute directory of the config file, so that the
+// paths taken from it stay right in logs and after a change of directory.
+func fileDir(file string) string {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return filepath.Dir(file)
+	}
+	return dir
 }
 
 // scalars returns the values of a scalar node, or of a sequence of
