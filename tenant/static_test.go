@@ -3,6 +3,7 @@ package tenant
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,5 +156,46 @@ func TestStatusCode(t *testing.T) {
 		if got := StatusCode(tc.err); got != tc.want {
 			t.Errorf("StatusCode(%v) = %d, want %d", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestStaticReloadConcurrent verifies while the file is reloaded: every
+// Verify sees the old tokens or the new ones, whole.
+func TestStaticReloadConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens.yaml")
+	file := func(tenant string) string {
+		return "tokens:\n  - {name: a, sha256: " + HashToken("tok") + ", tenant: " + tenant + ", scopes: [files:read]}\n"
+	}
+	writeTokenFile(t, path, file("t1"))
+	v, err := NewStatic(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			id, err := v.Verify(context.Background(), "tok")
+			if err != nil || (id.Tenant != "t1" && id.Tenant != "t2") {
+				errs <- fmt.Errorf("Verify during reloads: %+v, %v", id, err)
+				return
+			}
+		}
+	}()
+	for i := range 50 {
+		writeTokenFile(t, path, file([]string{"t1", "t2"}[i%2]))
+		if err := v.Reload(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
 	}
 }
