@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -191,4 +192,19 @@ func ExampleGrants_Tools() {
 	// Output:
 	// [read_file list_directory search_files find_files file_info]
 	// [read_file write_file edit_file list_directory search_files find_files create_directory file_info]
+}
+
+func ExampleIdentity_LogValue() {
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // a fixed output for the example
+			}
+			return a
+		},
+	}))
+	id := &tenant.Identity{Issuer: "https://login.example.com", Subject: "alice", Tenant: "t1", Scopes: []string{"files:read"}}
+	logger.Info("call", "caller", id, "tool", "read_file")
+	// Output:
+	// {"level":"INFO","msg":"call","caller":{"tenant":"t1","subject":"alice","issuer":"https://login.example.com","scopes":"files:read"},"tool":"read_file"}
 }

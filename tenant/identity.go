@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -27,6 +28,17 @@ type Identity struct {
 	// Expiry is when the token stops being valid; zero means never (a
 	// static token without an expiry).
 	Expiry time.Time
+}
+
+// LogValue makes an Identity a structured log group (tenant, subject,
+// issuer, scopes), so log lines say who called without the token.
+func (id *Identity) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("tenant", string(id.Tenant)),
+		slog.String("subject", id.Subject),
+		slog.String("issuer", id.Issuer),
+		slog.String("scopes", strings.Join(id.Scopes, " ")),
+	)
 }
 
 // UserID is the id the MCP SDK binds a session to (auth.TokenInfo.UserID):
