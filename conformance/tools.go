@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -436,29 +435,10 @@ func (e *toolEnv) link(sl Symlinker, target, rel string) {
 	sl.MakeSymlink(e.ctx, e.t, e.b, target, e.store(rel))
 }
 
-// usesRipgrep reports whether list_files and grep run ripgrep on Dir
-// (the backend is on local disk there), skipping the scenario when rg
-// is not installed.
-func (e *toolEnv) usesRipgrep() bool {
-	e.t.Helper()
-	lp, ok := e.b.(backend.LocalPather)
-	if !ok {
-		return false
-	}
-	if _, ok := lp.LocalPath(e.store(".")); !ok {
-		return false
-	}
-	if _, err := exec.LookPath("rg"); err != nil {
-		e.t.Skipf("skipped: the backend is on local disk (backend.LocalPather), where list_files and grep run ripgrep, and rg is not on PATH")
-	}
-	return true
-}
-
-// allTools returns tool options with the opt-in tools enabled, checking
-// for ripgrep where it is needed.
+// allTools returns tool options with the opt-in tools enabled. Without
+// ripgrep, list_files and grep answer with the built-in engine.
 func (e *toolEnv) allTools(o tools.Options) tools.Options {
 	e.t.Helper()
-	e.usesRipgrep()
 	o.Tools = tools.AllTools()
 	return o
 }

@@ -311,25 +311,12 @@ func (s *toolSuite) testListFilesIgnore(t *testing.T) {
 	e.want(ts, "find_files", args{"pattern": "*.txt"}, lines(e.shown("docs.txt"), e.shown("notes.txt")))
 }
 
-// testRipgrepMissing checks list_files and grep without ripgrep: on local
-// disk they refuse with the contract's text, elsewhere the built-in engine
-// answers as usual.
+// testRipgrepMissing checks list_files and grep without ripgrep: the
+// built-in engine answers as usual, on local disk too.
 func (s *toolSuite) testRipgrepMissing(t *testing.T) {
 	e := s.setup(t)
 	e.putAll(searchTree)
 	ts := e.tools(tools.Options{Tools: tools.AllTools(), RipgrepPath: "/nonexistent/fencefs-no-rg"})
-	lp, ok := e.b.(backend.LocalPather)
-	local := false
-	if ok {
-		_, local = lp.LocalPath(e.store("."))
-	}
-	if local {
-		const msg = "ripgrep (rg) is not installed. Use search_files or find_files instead."
-		e.wantRetry(ts, "list_files", nil, msg)
-		e.wantRetry(ts, "grep", args{"pattern": "hello"}, msg)
-		return
-	}
-	t.Logf("backend is not on local disk (no backend.LocalPather path): list_files and grep use the built-in engine")
 	e.want(ts, "list_files", nil, lines(e.treeFiles()...))
 	e.want(ts, "grep", args{"pattern": "hello"}, lines(e.helloMatches()...))
 }

@@ -63,6 +63,8 @@ type walkFilter struct {
 	// control counts entries whose names hold control characters and
 	// that the policy would show.
 	control int
+	// tooLong counts directories whose paths exceed the storage's limit.
+	tooLong int
 }
 
 // walkEntry is an entry a walker met, with what it leads to.
@@ -237,6 +239,11 @@ func (f *walkFilter) notices() []string {
 	}
 	if f.control > 0 {
 		out = append(out, fmt.Sprintf("[%s with control characters in their names omitted]", count(f.control, "entry", "entries")))
+	}
+	if f.tooLong == 1 {
+		out = append(out, "[1 directory omitted: its path is longer than the storage allows]")
+	} else if f.tooLong > 1 {
+		out = append(out, fmt.Sprintf("[%d directories omitted: their paths are longer than the storage allows]", f.tooLong))
 	}
 	return out
 }

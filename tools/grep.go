@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools/internal/rg"
@@ -70,28 +71,21 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 	f := s.newWalkFilter(root)
 	f.relevant = q.sel.mayKeep
 	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
-	switch host, local := s.hostDir(root.resolved); {
-	case !info.IsDir() && !s.fileRootVisible(root, info):
-	case local && !info.IsDir():
-		err = s.rgGrep(ctx, f, q, false, host, pr)
-	default:
-		if host, err = s.ripgrepDir(ctx, root.resolved); err == nil && host != "" {
-			err = s.rgGrep(ctx, f, q, true, host, pr)
-		} else if err == nil {
-			err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
+	if info.IsDir() || s.fileRootVisible(root, info) {
+		err = s.grepFiles(ctx, f, q, info, pr)
+		if errors.Is(err, rg.ErrOutOfMemory) || errors.Is(err, rg.ErrNotInstalled) {
+			// ripgrep met a line too long for its memory bound, or went
+			// missing: the built-in engine, which holds at most
+			// textsearch.MaxLineBytes of a line, does the whole search
+			// again.
+			f = s.newWalkFilter(root)
+			f.relevant = q.sel.mayKeep
+			pr = textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
+			err = s.builtinGrep(ctx, f, q, info, pr)
 		}
 	}
-	if errors.Is(err, rg.ErrOutOfMemory) {
-		// ripgrep met a line too long for its memory bound: the
-		// built-in engine, which holds at most textsearch.MaxLineBytes
-		// of a line, does the whole search again.
-		f = s.newWalkFilter(root)
-		f.relevant = q.sel.mayKeep
-		pr = textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
-		err = s.builtinGrep(ctx, f, q, info.IsDir(), pr)
-	}
 	if err != nil {
-		return "", s.rgErr(err, p)
+		return "", s.grepErr(err, q, p)
 	}
 	capMarker := ""
 	if pr.Truncated() {
@@ -120,7 +114,44 @@ func (q grepQuery) compile() (*textsearch.Matcher, error) {
 	return m, nil
 }
 
-// rgGrep searches with ripgrep. A file in which ripgrep met a NUL byte is
+// grepErr maps the errors of a grep; anything else goes through
+// storageErr. A pattern ripgrep could not parse is explained by the
+// built-in engine's parser, never in ripgrep's words, which may quote
+// what it read.
+func (s *Set) grepErr(err error, q grepQuery, display string) error {
+	switch {
+	case errors.Is(err, rg.ErrTimeout):
+		return retryf("ripgrep did not finish within %s. Search a smaller directory or narrow the search with glob or file_type.", s.opts.RipgrepTimeout)
+	case errors.Is(err, rg.ErrPattern):
+		if _, cerr := q.compile(); cerr != nil {
+			return cerr
+		}
+		return retryf("Invalid regex pattern: ripgrep's regular expression syntax does not accept this pattern.")
+	}
+	return s.storageErr(err, display)
+}
+
+// grepFiles searches the walk root, a directory or a single file, with
+// ripgrep where it lies on local disk and ripgrep is installed, and with
+// the built-in engine otherwise.
+func (s *Set) grepFiles(ctx context.Context, f *walkFilter, q grepQuery, info backend.FileInfo, pr *textsearch.Printer) error {
+	dir := f.root.resolved
+	if !info.IsDir() {
+		dir, _ = backend.Split(dir)
+	}
+	host, local := s.hostDir(dir)
+	r := s.runner()
+	if !local || !r.Installed() {
+		return s.builtinGrep(ctx, f, q, info, pr)
+	}
+	return s.rgGrep(ctx, r, f, q, info.IsDir(), host, pr)
+}
+
+// rgGrep searches with ripgrep, which runs in the host directory host
+// and reads no ignore file: in a directory, every file it reports goes
+// through the walk filter and the ignore rules read through the backend
+// (rgIgnores) before anything else, so it shows the files the built-in
+// walk would. A file in which ripgrep met a NUL byte is
 // binary when the NUL lies in its first 8192 bytes and left out; past
 // that, ripgrep stopped early, so the file is searched again with the
 // built-in engine to show all of it, as is a file whose report the
@@ -130,7 +161,7 @@ func (q grepQuery) compile() (*textsearch.Matcher, error) {
 // shown; a file that reads differently (swapped for a link, changed
 // meanwhile) is searched again with the built-in engine, through the
 // backend, and one that cannot be read is left out.
-func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, host string, pr *textsearch.Printer) error {
+func (s *Set) rgGrep(ctx context.Context, r *rg.Runner, f *walkFilter, q grepQuery, dir bool, host string, pr *textsearch.Printer) error {
 	// ripgrep reports matching lines only; the context around them is
 	// read through the backend (ripgrep 13 with --context says nothing of
 	// a binary file whose NUL it meets in its first read). One line more
@@ -144,6 +175,11 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 		if err := s.countHidden(ctx, f); err != nil {
 			return err
 		}
+		ig, err := s.newIgnoreStack(ctx, f.root.resolved, q.sel)
+		if err != nil {
+			return err
+		}
+		m.ig = &rgIgnores{ig: ig, root: f.root.resolved, dirs: map[string]bool{}}
 	} else {
 		// A single file: ripgrep runs in its directory, on its name,
 		// and ignores neither glob nor type, as for any path it is given.
@@ -152,18 +188,14 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 		if s.startsBinary(ctx, f.root.resolved) {
 			return nil
 		}
-		parent, base := backend.Split(f.root.resolved)
-		var ok bool
-		if rq.Dir, ok = s.hostDir(parent); !ok {
-			return s.builtinGrep(ctx, f, q, false, pr)
-		}
+		_, base := backend.Split(f.root.resolved)
 		rq.Paths, rq.Globs, rq.Type = []string{base}, nil, ""
 		single = "./" + base
 	}
 	var fallback *textsearch.Matcher
 	var stopErr error
 	v := newLineVerifier(s.b)
-	err := s.runner().Search(ctx, rq, func(file rg.File) bool {
+	err := r.Search(ctx, rq, func(file rg.File) bool {
 		we, ok := walkEntry{Name: f.root.written, Resolved: f.root.resolved}, file.Path == single
 		if dir {
 			var err error
@@ -221,6 +253,165 @@ func (s *Set) rgGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, 
 	return stopErr
 }
 
+// countHidden counts the dot-named direct children of the walk root for
+// the notice, where ripgrep, which never prints them, did the walk.
+func (s *Set) countHidden(ctx context.Context, f *walkFilter) error {
+	entries, err := s.b.List(ctx, f.root.resolved)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, ".") {
+			if _, _, _, err := f.check(ctx, backend.Join(f.root.resolved, e.Name), e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rgMapper turns the paths ripgrep prints back into storage paths and
+// puts them through the walk filter, so that ripgrep's output obeys the
+// same containment and policy as every other walker.
+type rgMapper struct {
+	s *Set
+	f *walkFilter
+	// seenControl remembers directories with control characters in their
+	// names, counted once as the built-in walk counts them.
+	seenControl map[string]bool
+	// ig, when set, applies the ignore rules to what ripgrep walked.
+	ig *rgIgnores
+}
+
+// entry maps one printed path. ok is false when the path must not be
+// shown.
+func (m *rgMapper) entry(ctx context.Context, printed string) (walkEntry, bool, error) {
+	base := m.f.root.resolved
+	rel := strings.TrimPrefix(printed, "./")
+	if rel == "" || !utf8.ValidString(rel) {
+		return walkEntry{}, false, nil
+	}
+	if i := controlComponent(rel); i >= 0 {
+		// The built-in walk counts a name with control characters once,
+		// and never enters a directory so named.
+		name := rel
+		if j := strings.IndexByte(rel[i:], '/'); j >= 0 {
+			name = rel[:i+j]
+		}
+		if !hiddenComponent(name) && !m.seenControl[name] {
+			m.seenControl[name] = true
+			m.f.countControl(backend.Join(base, name), len(name) < len(rel))
+		}
+		return walkEntry{}, false, nil
+	}
+	if hiddenComponent(rel) {
+		// Only an explicit glob makes ripgrep print these; hidden
+		// entries stay hidden, and were counted from the listing.
+		return walkEntry{}, false, nil
+	}
+	actual := backend.Join(base, rel)
+	if !backend.ValidPath(actual) {
+		return walkEntry{}, false, nil
+	}
+	e, found, err := m.lookup(ctx, actual)
+	if err != nil || !found {
+		return walkEntry{}, false, err
+	}
+	we, show, _, err := m.f.check(ctx, actual, e)
+	if err != nil || !show || we.Link || !we.Info.IsRegular() {
+		return we, false, err
+	}
+	if m.ig != nil {
+		keep, err := m.ig.keep(ctx, actual, rel)
+		return we, keep, err
+	}
+	return we, true, nil
+}
+
+// rgIgnores applies the ignore rules to the files ripgrep reports, which
+// it found without reading any ignore file: each directory on the way
+// from the walk root to a reported file is listed through the backend
+// once and its ignore files read, as the built-in walk reads them, and a
+// file is kept only when that walk would have entered its directory and
+// kept it.
+type rgIgnores struct {
+	ig   *ignoreStack
+	root string
+	// dirs records whether the walk enters each directory met so far.
+	dirs map[string]bool
+}
+
+// keep reports whether the built-in walk keeps the regular file at the
+// storage path actual, rel below the walk root.
+func (r *rgIgnores) keep(ctx context.Context, actual, rel string) (bool, error) {
+	dir, _ := backend.Split(actual)
+	if ok, err := r.enters(ctx, dir); err != nil || !ok {
+		return false, err
+	}
+	return r.ig.keep(actual, rel, false), nil
+}
+
+// enters reports whether the built-in walk enters the directory dir, at
+// or below the walk root, and reads its ignore files when it does.
+func (r *rgIgnores) enters(ctx context.Context, dir string) (bool, error) {
+	if ok, seen := r.dirs[dir]; seen {
+		return ok, nil
+	}
+	ok := true
+	if dir != r.root {
+		parent, _ := backend.Split(dir)
+		up, err := r.enters(ctx, parent)
+		if err != nil {
+			return false, err
+		}
+		ok = up && r.ig.keep(dir, backend.Rel(r.root, dir), true)
+	}
+	if ok {
+		entries, err := backend.ListTypes(ctx, r.ig.s.b, dir)
+		switch {
+		case err != nil && skippableListErr(err):
+			ok = false
+		case err != nil:
+			return false, err
+		default:
+			if err := r.ig.enter(ctx, dir, entries); err != nil {
+				return false, err
+			}
+		}
+	}
+	r.dirs[dir] = ok
+	return ok, nil
+}
+
+// lookup returns the entry of the storage path actual as it is now, or
+// false when there is none.
+func (m *rgMapper) lookup(ctx context.Context, actual string) (backend.DirEntry, bool, error) {
+	info, err := backend.Stat(ctx, m.s.b, actual)
+	if err != nil {
+		if ctx.Err() != nil {
+			return backend.DirEntry{}, false, ctx.Err()
+		}
+		return backend.DirEntry{}, false, nil
+	}
+	_, name := backend.Split(actual)
+	return backend.DirEntry{Name: name, Type: info.Mode.Type(), Size: info.Size, ModTime: info.ModTime}, true, nil
+}
+
+// controlComponent returns the index of the first component of rel with
+// a control character, or -1.
+func controlComponent(rel string) int {
+	start := 0
+	for i := 0; i <= len(rel); i++ {
+		if i == len(rel) || rel[i] == '/' {
+			if hasControl(rel[start:i]) {
+				return start
+			}
+			start = i + 1
+		}
+	}
+	return -1
+}
+
 // startsBinary reports whether storage file name holds a NUL in its
 // first bytes, which makes it binary to both engines. A file that cannot
 // be read is not reported binary: the search meets the error itself.
@@ -237,35 +428,19 @@ func (s *Set) startsBinary(ctx context.Context, name string) bool {
 
 // builtinGrep searches with the built-in engine, selecting files as
 // ripgrep would (see listfiles.go).
-func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, dir bool, pr *textsearch.Printer) error {
+func (s *Set) builtinGrep(ctx context.Context, f *walkFilter, q grepQuery, info backend.FileInfo, pr *textsearch.Printer) error {
 	m, err := q.compile()
 	if err != nil {
 		return err
 	}
-	if !dir {
+	if !info.IsDir() {
 		return s.searchOne(ctx, m, f.root, s.opts.MaxSearchResults, pr)
 	}
-	ig, err := s.newIgnoreStack(ctx, f.root.resolved, q.sel)
+	files, err := s.selectFiles(ctx, f, q.sel)
 	if err != nil {
 		return err
 	}
-	var walkErr error
-	files := func(yield func(fileJob) bool) {
-		walkErr = s.walk(ctx, f, walkHooks{enter: ig.enter}, func(we walkEntry, rel string, show bool) (bool, error) {
-			if we.Link {
-				return false, nil
-			}
-			isDir := we.IsDir()
-			if !ig.keep(we.Actual, rel, isDir) {
-				return false, nil
-			}
-			if show && !isDir && we.Info.IsRegular() && !yield(fileJob{we.Resolved, we.Name, we.Info.Size}) {
-				return false, errStopWalk
-			}
-			return true, nil
-		})
-	}
-	return s.searchAll(ctx, m, walkedFiles{seq: files, err: &walkErr}, s.opts.MaxSearchResults, pr)
+	return s.searchAll(ctx, m, files, s.opts.MaxSearchResults, pr)
 }
 
 // lineVerifier checks ripgrep's matching lines against the file as the

@@ -131,6 +131,12 @@ type Options struct {
 	// only after ignoring indentation and trailing whitespace, keeping the
 	// file's own indentation; "" (the default) matches exactly.
 	EditTolerance string
+	// RipgrepSlots bounds how many ripgrep processes run at once. Sets
+	// given the same RipgrepSlots share the bound (a server with a Set
+	// per session gives them one); nil means a bound of the Set's own,
+	// of runtime.NumCPU() processes. A grep waits for a slot until its
+	// context ends or RipgrepTimeout passes.
+	RipgrepSlots *RipgrepSlots
 }
 
 // normalize validates o and fills in the defaults.
@@ -168,6 +174,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.EditTolerance != "" && o.EditTolerance != ToleranceWhitespace {
 		return o, fmt.Errorf("tools: EditTolerance must be %q or empty, got %q", ToleranceWhitespace, o.EditTolerance)
+	}
+	if o.RipgrepSlots == nil {
+		o.RipgrepSlots = NewRipgrepSlots(0)
 	}
 	names, err := selectTools(o.Tools, o.ReadOnly)
 	if err != nil {

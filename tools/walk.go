@@ -173,7 +173,13 @@ func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, depth int, st
 	}
 	entries, err := w.list(ctx, dir)
 	if err != nil {
-		if relDir != "" && skippableListErr(err) {
+		switch {
+		case relDir != "" && errors.Is(err, backend.ErrNameTooLong):
+			// A tree deeper than the storage's path limit: the part the
+			// backend cannot reach is left out, and counted.
+			w.f.tooLong++
+			return nil
+		case relDir != "" && skippableListErr(err):
 			// A directory that vanished or cannot be read mid-walk is
 			// left out, as an unreadable file is.
 			return nil

@@ -3,10 +3,15 @@ package rg
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // lowerLimits sets the per-file output bound and the batch size for one
@@ -130,5 +135,44 @@ func TestSearchOutOfMemory(t *testing.T) {
 	err := r.Search(context.Background(), SearchQuery{Query: Query{Dir: big}, Pattern: "a"}, func(File) bool { return true })
 	if !errors.Is(err, ErrOutOfMemory) {
 		t.Fatalf("err = %v, want ErrOutOfMemory", err)
+	}
+}
+
+// TestSlotsBoundRuns holds the only slot of a runner: a search waits for
+// it until its context ends, or until the runner's timeout passes, and
+// never starts rg meanwhile; once the slot is free it runs, and gives the
+// slot back.
+func TestSlotsBoundRuns(t *testing.T) {
+	needRG(t)
+	marker := filepath.Join(t.TempDir(), "started")
+	fake := filepath.Join(t.TempDir(), "rg")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+marker+"\nexec rg \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	slots := semaphore.NewWeighted(1)
+	r := &Runner{Path: fake, Slots: slots}
+	dir := tree(t, map[string]string{"a.txt": "a\n"})
+	q := SearchQuery{Query: Query{Dir: dir}, Pattern: "a"}
+	if err := slots.Acquire(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.Search(ctx, q, func(File) bool { return true }); !errors.Is(err, context.Canceled) {
+		t.Errorf("waiting with a cancelled context: %v, want context.Canceled", err)
+	}
+	short := &Runner{Path: fake, Slots: slots, Timeout: time.Millisecond}
+	if err := short.Search(context.Background(), q, func(File) bool { return true }); !errors.Is(err, ErrTimeout) {
+		t.Errorf("waiting past the timeout: %v, want ErrTimeout", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("rg started without a slot")
+	}
+	slots.Release(1)
+	if got := search(t, r, q); len(got) != 1 {
+		t.Fatalf("with the slot free: %+v", got)
+	}
+	if !slots.TryAcquire(1) {
+		t.Fatal("the search kept its slot")
 	}
 }

@@ -1,10 +1,13 @@
-// Package rg runs ripgrep for the list_files and grep tools, with care
-// for what a model controls: the pattern and globs are passed as option
-// values (never as arguments rg could read as options), paths follow "--",
-// no shell is involved, the user's configuration and environment are kept
-// out (--no-config, an empty environment), links are never followed,
-// preprocessors are never run, and file names in the output end with a
-// NUL, so no file name can forge a line (see output.go).
+// Package rg runs ripgrep for the grep tool, with care for what a model
+// controls and what a workspace holds: the pattern and globs are passed
+// as option values (never as arguments rg could read as options), paths
+// follow "--", no shell is involved, the user's configuration and
+// environment are kept out (--no-config, an empty environment), no
+// ignore file is ever read (the --no-ignore family: the caller applies
+// the ignore rules it reads through its storage), links are never
+// followed, preprocessors are never run, file names in the output end
+// with a NUL, so no file name can forge a line (see output.go), and
+// nothing rg writes to its error output reaches the caller.
 //
 // The runner reports paths exactly as ripgrep printed them, relative to
 // the directory it ran in; mapping them back onto storage and judging them
@@ -24,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
@@ -49,15 +54,13 @@ const DefaultMaxMemory = 1 << 30
 // file with a line of hundreds of megabytes ends the run.
 var ErrOutOfMemory = errors.New("rg: ripgrep ran out of memory")
 
-// UsageError is an error rg reported about its arguments: an invalid
-// regular expression, glob or file type. The model can correct it.
-type UsageError struct {
-	// Message is rg's own message, with the run directory replaced by ".".
-	Message string
-}
-
-// Error returns rg's message.
-func (e *UsageError) Error() string { return e.Message }
+// ErrPattern is returned when rg could not use the pattern, and ErrGlob
+// when it could not use a glob. Neither carries rg's words: the caller
+// explains the fault itself.
+var (
+	ErrPattern = errors.New("rg: ripgrep could not use the pattern")
+	ErrGlob    = errors.New("rg: ripgrep could not use a glob")
+)
 
 // Runner runs rg. The zero value runs "rg" from PATH with DefaultTimeout.
 type Runner struct {
@@ -69,6 +72,24 @@ type Runner struct {
 	// soon as rg starts); 0 means DefaultMaxMemory and a negative value
 	// sets no bound.
 	MaxMemory int64
+	// Slots, when set, bounds how many rg processes run at once among the
+	// runners sharing it: a run waits for a slot, until its context ends
+	// or its deadline passes.
+	Slots *semaphore.Weighted
+}
+
+// Installed reports whether the rg executable can be found.
+func (r *Runner) Installed() bool {
+	_, err := exec.LookPath(r.path())
+	return err == nil
+}
+
+// path returns the executable to look up.
+func (r *Runner) path() string {
+	if r.Path == "" {
+		return "rg"
+	}
+	return r.Path
 }
 
 // Query describes what to search.
@@ -286,11 +307,16 @@ func (q Query) args() []string {
 
 // commonArgs come first in every run. --sort=path makes output
 // deterministic (and rg single-threaded); --no-config ignores
-// RIPGREP_CONFIG_PATH even if the environment had it;
-// --no-ignore-parent keeps rg from reading ignore files above the
-// directory it runs in, which may lie outside the namespace (and which
-// the built-in engine, reading only through the backend, cannot see).
-var commonArgs = []string{"--no-config", "--sort=path", "--color=never", "--no-follow", "--no-ignore-parent"}
+// RIPGREP_CONFIG_PATH even if the environment had it; the --no-ignore
+// family keeps rg from opening any ignore file (in a directory, above
+// it, git's exclude file a .git file may lead anywhere to, a global
+// excludes file, or one named by an option): rg opens them by host path,
+// following links and blocking on FIFOs, so the caller applies the rules
+// of those it reads through its storage instead; --no-messages keeps
+// the names of files rg could not read out of its error output.
+var commonArgs = []string{"--no-config", "--sort=path", "--color=never", "--no-follow",
+	"--no-ignore", "--no-ignore-dot", "--no-ignore-vcs", "--no-ignore-exclude", "--no-ignore-global",
+	"--no-ignore-parent", "--no-ignore-files", "--no-messages"}
 
 // timeout returns the bound of one Files or Search call.
 func (r *Runner) timeout() time.Duration {
@@ -306,16 +332,21 @@ func (r *Runner) timeout() time.Duration {
 // stops early, rg is killed and its exit status ignored. At the deadline
 // rg is killed and run returns ErrTimeout.
 func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args []string, read func(out *bufio.Reader, offset func() int64) (bool, error)) error {
-	path := r.Path
-	if path == "" {
-		path = "rg"
-	}
-	exe, err := exec.LookPath(path)
+	exe, err := exec.LookPath(r.path())
 	if err != nil {
 		return ErrNotInstalled
 	}
 	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	if r.Slots != nil {
+		if err := r.Slots.Acquire(runCtx, 1); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return ErrTimeout
+		}
+		defer r.Slots.Release(1)
+	}
 
 	cmd := exec.CommandContext(runCtx, exe, append(append([]string(nil), commonArgs...), args...)...)
 	cmd.Dir = dir
@@ -373,7 +404,7 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 	case !complete:
 		return nil
 	}
-	return exitError(waitErr, stderr.String(), dir)
+	return exitError(waitErr, stderr.String())
 }
 
 // outOfMemory reports whether rg ended for want of memory: Rust aborts a
@@ -388,10 +419,11 @@ func outOfMemory(waitErr error, stderr string) bool {
 }
 
 // exitError maps rg's exit status: 0 (matches) and 1 (none) are success;
-// 2 with a usage message is a UsageError; 2 otherwise means some files
-// could not be read, which a search reports by leaving them out, as the
-// other walkers do.
-func exitError(err error, stderr, dir string) error {
+// 2 after a complaint about the pattern or a glob is ErrPattern or
+// ErrGlob; 2 otherwise means some files could not be read, which a
+// search reports by leaving them out, as the other walkers do. rg's own
+// words never leave the package: they may quote what it read.
+func exitError(err error, stderr string) error {
 	if err == nil {
 		return nil
 	}
@@ -403,37 +435,18 @@ func exitError(err error, stderr, dir string) error {
 	case 1:
 		return nil
 	case 2:
-		if msg, ok := usageMessage(stderr, dir); ok {
-			return &UsageError{Message: msg}
+		// With --no-messages rg says nothing of files it could not read:
+		// what it says is about its arguments ("regex parse error", "the
+		// literal '\n' is not allowed", "error parsing glob").
+		switch {
+		case strings.HasPrefix(stderr, "error parsing glob"):
+			return ErrGlob
+		case strings.TrimSpace(stderr) != "":
+			return ErrPattern
 		}
 		return nil
 	}
-	return fmt.Errorf("rg: exit status %d: %s", exit.ExitCode(), sanitize(stderr, dir))
-}
-
-// usageMessage picks out rg's complaints about its arguments, as opposed
-// to complaints about files it could not read.
-func usageMessage(stderr, dir string) (string, bool) {
-	for _, marker := range []string{"regex parse error", "error parsing glob", "unrecognized file type", "the literal"} {
-		if i := strings.Index(stderr, marker); i >= 0 {
-			return strings.TrimSpace(sanitize(stderr[i:], dir)), true
-		}
-	}
-	for _, line := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(line, "error:") {
-			return strings.TrimSpace(sanitize(stderr, dir)), true
-		}
-	}
-	return "", false
-}
-
-// sanitize replaces the run directory, a host path, by ".".
-func sanitize(msg, dir string) string {
-	if dir == "" {
-		return msg
-	}
-	msg = strings.ReplaceAll(msg, strings.TrimSuffix(dir, "/")+"/", "./")
-	return strings.ReplaceAll(msg, dir, ".")
+	return fmt.Errorf("rg: exit status %d", exit.ExitCode())
 }
 
 // limitedBuffer keeps the first maxStderr bytes written to it.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,20 +151,50 @@ func TestNonUTF8Path(t *testing.T) {
 	}
 }
 
+// TestUsageErrors gives patterns and globs rg cannot use: each is
+// ErrPattern or ErrGlob, which carry none of rg's words.
 func TestUsageErrors(t *testing.T) {
 	r := needRG(t)
 	dir := tree(t, map[string]string{"a.txt": "x\n"})
-	for _, q := range []SearchQuery{
-		{Query: Query{Dir: dir}, Pattern: "("},
-		{Query: Query{Dir: dir}, Pattern: "a\nb"},
-		{Query: Query{Dir: dir, Type: "no-such-type"}, Pattern: "x"},
-		{Query: Query{Dir: dir, Globs: []string{"a{"}}, Pattern: "x"},
+	for _, c := range []struct {
+		q    SearchQuery
+		want error
+	}{
+		{SearchQuery{Query: Query{Dir: dir}, Pattern: "("}, ErrPattern},
+		{SearchQuery{Query: Query{Dir: dir}, Pattern: "(glob"}, ErrPattern},
+		{SearchQuery{Query: Query{Dir: dir}, Pattern: "a\nb"}, ErrPattern},
+		{SearchQuery{Query: Query{Dir: dir}, Pattern: "a{1000}{1000}{100}"}, ErrPattern},
+		{SearchQuery{Query: Query{Dir: dir, Globs: []string{"a{"}}, Pattern: "x"}, ErrGlob},
 	} {
-		err := r.Search(context.Background(), q, func(File) bool { return true })
-		var u *UsageError
-		if !errors.As(err, &u) || u.Message == "" || strings.Contains(u.Message, dir) {
-			t.Errorf("query %+v: err = %v, want a UsageError without the host path", q, err)
+		err := r.Search(context.Background(), c.q, func(File) bool { return true })
+		if !errors.Is(err, c.want) {
+			t.Errorf("query %+v: err = %v, want %v", c.q, err, c.want)
 		}
+	}
+}
+
+// TestReadsNoIgnoreFile plants ignore files of every kind, some of them
+// FIFOs that would block an open, and a .git file leading to an exclude
+// file: rg opens none of them, so every file is searched and the search
+// ends.
+func TestReadsNoIgnoreFile(t *testing.T) {
+	r := needRG(t)
+	outside := tree(t, map[string]string{"wt/commondir": "../repo\n", "repo/info/exclude": "*.txt\n"})
+	dir := tree(t, map[string]string{
+		"a.txt": "foo\n", "sub/b.txt": "foo\n", "sub/.ignore": "*.txt\n", ".rgignore": "a.txt\n",
+		".git": "gitdir: " + filepath.Join(outside, "wt") + "\n",
+	})
+	for _, name := range []string{".gitignore", ".ignore", "sub/.gitignore", "sub/.rgignore"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := search(t, r, SearchQuery{Query: Query{Dir: dir}, Pattern: "foo"})
+	if len(got) != 2 || got[0].Path != "./a.txt" || got[1].Path != "./sub/b.txt" {
+		t.Fatalf("got %+v", got)
+	}
+	if files := listFiles(t, r, Query{Dir: dir}); !slices.Equal(files, []string{"./a.txt", "./sub/b.txt"}) {
+		t.Fatalf("files %q", files)
 	}
 }
 
