@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,17 +138,27 @@ func TestHungMountLater(t *testing.T) {
 		t.Fatalf("read before the hang: %q", text)
 	}
 	srv.freeze()
+	checkHungMount(t, cs, stderr, srv.arrived, "/s3/a.txt")
+}
+
+// checkHungMount calls file_info on path, on a mount whose server hangs,
+// and once the request reached the server (arrived) reads /ws/a.txt: that
+// read must answer at once, and the hung call end with an error by the
+// mount's timeout.
+func checkHungMount(t *testing.T, cs *mcp.ClientSession, stderr *syncBuffer, arrived <-chan struct{}, path string) {
+	t.Helper()
+	ctx := t.Context()
 	hung := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_info", Arguments: map[string]any{"path": "/s3/a.txt"}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_info", Arguments: map[string]any{"path": path}})
 		if err == nil && !res.IsError {
 			err = errAnswered
 		}
 		hung <- err
 	}()
 	select {
-	case <-srv.arrived:
+	case <-arrived:
 	case <-time.After(exitDeadline):
 		t.Fatalf("the call on the hung mount never reached its server\nstderr:\n%s", stderr.String())
 	}
@@ -346,4 +358,121 @@ func TestServeCancelledCall(t *testing.T) {
 		t.Errorf("timed-out write: %q", text)
 	}
 	assertSnapshot(t, f.root, before)
+}
+
+// freezeProxy forwards TCP connections on 127.0.0.1 to target until
+// frozen; from then on it forwards nothing more, in either direction,
+// and holds new connections unanswered, as a server that hangs does.
+// arrived is signalled when bytes arrive while frozen.
+type freezeProxy struct {
+	target  string
+	mu      sync.Mutex
+	frozen  bool
+	arrived chan struct{}
+	stop    chan struct{}
+}
+
+func startFreezeProxy(t *testing.T, target string) (*freezeProxy, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &freezeProxy{target: target, arrived: make(chan struct{}, 1), stop: make(chan struct{})}
+	var conns []net.Conn
+	var connsMu sync.Mutex
+	keep := func(c net.Conn) {
+		connsMu.Lock()
+		conns = append(conns, c)
+		connsMu.Unlock()
+	}
+	t.Cleanup(func() {
+		close(p.stop)
+		ln.Close()
+		connsMu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		connsMu.Unlock()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			keep(c)
+			if p.isFrozen() {
+				continue // held, never answered
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			keep(up)
+			go p.pipe(up, c)
+			go p.pipe(c, up)
+		}
+	}()
+	return p, ln.Addr().String()
+}
+
+func (p *freezeProxy) isFrozen() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frozen
+}
+
+func (p *freezeProxy) freeze() {
+	p.mu.Lock()
+	p.frozen = true
+	p.mu.Unlock()
+}
+
+// pipe copies src to dst until frozen; bytes read afterwards are dropped
+// and reported on arrived.
+func (p *freezeProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && p.isFrozen() {
+			select {
+			case p.arrived <- struct{}{}:
+			default:
+			}
+			<-p.stop
+			return
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// TestHungSFTPMountLater is TestHungMountLater over SFTP: the server stops
+// answering after start-up, a call on it ends by the mount's timeout, and
+// the local mount answers meanwhile.
+func TestHungSFTPMountLater(t *testing.T) {
+	t.Parallel()
+	login := testserver.SFTPConfig{User: "agent", Password: "s3cret"}
+	addr, hostKey := testserver.StartSFTP(t, login)
+	proxy, proxyAddr := startFreezeProxy(t, addr)
+	remote := t.TempDir()
+	writeFile(t, filepath.Join(remote, "r.txt"), "remote\n")
+	pin := base64.StdEncoding.EncodeToString(hostKey.Marshal())
+	f := newFixture(t)
+	mount := "box=sftp://agent@" + proxyAddr + remote + "?password_env=FENCEFS_TEST_SFTP_PASSWORD&host_key=" + pin + "&timeout=1s"
+	cs, stderr := startServerEnv(t, "", []string{"FENCEFS_TEST_SFTP_PASSWORD=s3cret"}, "--mount", "ws=local:"+f.root, "--mount", mount)
+	ctx := t.Context()
+	if text := callOK(t, ctx, cs, "read_file", map[string]any{"path": "/box/r.txt"}); !strings.Contains(text, "remote") {
+		t.Fatalf("read before the hang: %q", text)
+	}
+	proxy.freeze()
+	checkHungMount(t, cs, stderr, proxy.arrived, "/box/r.txt")
 }
