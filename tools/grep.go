@@ -127,6 +127,8 @@ func (s *Set) grepErr(err error, q grepQuery, display string) error {
 			return cerr
 		}
 		return retryf("Invalid regex pattern: ripgrep's regular expression syntax does not accept this pattern.")
+	case errors.Is(err, rg.ErrGlob) && len(q.sel.globs) > 0:
+		return retryf("Pattern '%s' is not a valid glob pattern.", q.sel.globs[0])
 	}
 	return s.storageErr(err, display)
 }
