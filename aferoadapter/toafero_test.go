@@ -349,3 +349,76 @@ func TestToAferoReadOnlyBackend(t *testing.T) {
 		t.Errorf("MkdirAll on a read-only backend = %v, want fs.ErrPermission", err)
 	}
 }
+
+// TestToAferoRemoveAndRename checks that the view's Remove, RemoveAll and
+// Rename behave as os's do, through the backend's Remover and Renamer.
+func TestToAferoRemoveAndRename(t *testing.T) {
+	tests := []struct {
+		name    string
+		op      func(v afero.Fs) error
+		wantErr error
+		gone    []string
+		there   map[string]string
+	}{
+		{"remove a file", func(v afero.Fs) error { return v.Remove("/d/f") }, nil, []string{"d/f"}, map[string]string{"d/g": "g"}},
+		{"remove a missing file", func(v afero.Fs) error { return v.Remove("nope") }, fs.ErrNotExist, nil, map[string]string{"d/f": "f"}},
+		{"remove a full directory", func(v afero.Fs) error { return v.Remove("d") }, backend.ErrNotEmpty, nil, map[string]string{"d/f": "f"}},
+		{"remove all of a directory", func(v afero.Fs) error { return v.RemoveAll("d") }, nil, []string{"d", "d/f", "d/g"}, map[string]string{"top": "t"}},
+		{"remove all of nothing", func(v afero.Fs) error { return v.RemoveAll("nope") }, nil, nil, map[string]string{"d/f": "f"}},
+		{"rename over a file", func(v afero.Fs) error { return v.Rename("d/f", "top") }, nil, []string{"d/f"}, map[string]string{"top": "f"}},
+		{"rename a directory", func(v afero.Fs) error { return v.Rename("d", "e/d") }, nil, []string{"d"}, map[string]string{"e/d/f": "f", "e/d/g": "g"}},
+		{"rename a missing file", func(v afero.Fs) error { return v.Rename("nope", "x") }, fs.ErrNotExist, []string{"x"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, b := toAfero(t, map[string]string{"d/f": "f", "d/g": "g", "top": "t"})
+			err := tt.op(v)
+			if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			for _, name := range tt.gone {
+				if _, err := backend.Stat(context.Background(), b, name); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("Stat(%q) = %v, want it gone", name, err)
+				}
+			}
+			for name, want := range tt.there {
+				wantContent(t, b, name, want)
+			}
+		})
+	}
+}
+
+// TestToAferoEmptyReadAtEnd checks that a zero-length Read or ReadAt at
+// the end of a file reports (0, nil), as os.File and MemMapFs do, on both
+// kinds of handle.
+func TestToAferoEmptyReadAtEnd(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	if err := afero.WriteFile(mem, "/f", []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := aferoadapter.ToAfero(context.Background(), aferoadapter.New(mem))
+	for _, fsys := range []struct {
+		name string
+		fs   afero.Fs
+	}{{"MemMapFs", mem}, {"view", v}} {
+		for _, flag := range []int{os.O_RDONLY, os.O_RDWR} {
+			f, err := fsys.fs.OpenFile("/f", flag, 0o644)
+			if err != nil {
+				t.Fatalf("%s: OpenFile(flag %d): %v", fsys.name, flag, err)
+			}
+			if data, err := io.ReadAll(f); err != nil || string(data) != "abc" {
+				t.Errorf("%s, flag %d: ReadAll = %q, %v", fsys.name, flag, data, err)
+			}
+			if n, err := f.Read(nil); n != 0 || err != nil {
+				t.Errorf("%s, flag %d: empty Read at the end = %d, %v; want 0, nil", fsys.name, flag, n, err)
+			}
+			if n, err := f.ReadAt([]byte{}, 3); n != 0 || err != nil {
+				t.Errorf("%s, flag %d: empty ReadAt at the end = %d, %v; want 0, nil", fsys.name, flag, n, err)
+			}
+			if n, err := f.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+				t.Errorf("%s, flag %d: Read at the end = %d, %v; want 0, io.EOF", fsys.name, flag, n, err)
+			}
+			f.Close()
+		}
+	}
+}

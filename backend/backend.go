@@ -50,15 +50,20 @@ type Reader interface {
 	// OpenRead opens the regular file name for reading. The caller owns the
 	// stream and must close it. A directory gives ErrIsDir, a missing file
 	// fs.ErrNotExist, and a FIFO, socket, device or symlink ErrNotRegular;
-	// a FIFO is never opened in a way that could block.
+	// a FIFO is never opened in a way that could block. A path through a
+	// file ("f/x" where f is a file) gives ErrNotDir or fs.ErrNotExist, as
+	// the storage tells; callers accept either. A done ctx fails the call
+	// with its error.
 	OpenRead(ctx context.Context, name string) (io.ReadCloser, error)
 }
 
 // Lister lists directories.
 type Lister interface {
 	// List returns the direct children of dir, in any order. Each entry's
-	// Name is a single path component. A missing dir gives fs.ErrNotExist
-	// and a file gives ErrNotDir.
+	// Name is a single path component, listed once, and never the name of
+	// a pending write's temporary object. A missing dir gives
+	// fs.ErrNotExist, a file ErrNotDir, and a path through a file ErrNotDir
+	// or fs.ErrNotExist. A done ctx fails the call with its error.
 	List(ctx context.Context, dir string) ([]DirEntry, error)
 }
 
@@ -73,24 +78,44 @@ type Backend interface {
 // stat-ed through a listing of the parent directory (see [Stat]).
 type Stater interface {
 	// Stat returns the metadata of name without following a final symlink.
-	// A missing path gives an error that errors.Is fs.ErrNotExist. The
-	// root "." always exists and is a directory.
+	// A missing path gives an error that errors.Is fs.ErrNotExist, and so
+	// may a path through a file (or ErrNotDir). The root "." always exists
+	// and is a directory. A done ctx fails the call with its error.
 	Stat(ctx context.Context, name string) (FileInfo, error)
 }
 
 // Writer opens files for writing.
+//
+// ctx, the context given to OpenWrite, governs the whole write: once it is
+// done, Write may fail with its error and Commit does, with an error
+// matching context.Canceled (or context.DeadlineExceeded), leaving the
+// target as it was and nothing temporary behind.
+//
+// Missing parent directories are created by OpenWrite or by Commit; an
+// abandoned write may leave the ones it created. A write through a file
+// fails with ErrNotDir and a write onto a directory with ErrIsDir, from
+// OpenWrite or, when the directory appeared meanwhile, from Commit.
+//
+// An adapter that stages the bytes beside the target (a temporary file
+// renamed over it) reserves a name pattern for them: those names never
+// appear in List or Walk, and a path naming one is refused with an error
+// wrapping ErrInvalidPath. Staging that is not an object (an S3 multipart
+// upload until it completes) reserves nothing; either way Close without
+// Commit removes what was staged.
 type Writer interface {
-	// OpenWrite starts writing the file name. Missing parent directories
-	// are created as needed. Nothing is visible to readers until the
-	// returned handle's Commit succeeds, which replaces the target
-	// atomically and enforces opts.Precondition. Closing the handle without
-	// a successful Commit abandons the write: the old target (if any) is
-	// untouched and nothing temporary is left behind.
+	// OpenWrite starts writing the file name. Nothing is visible to
+	// readers until the returned handle's Commit succeeds, which replaces
+	// the target atomically and enforces opts.Precondition. Closing the
+	// handle without a successful Commit abandons the write: the old
+	// target (if any) is untouched and nothing temporary is left behind.
 	OpenWrite(ctx context.Context, name string, opts WriteOptions) (FileWriter, error)
 }
 
 // FileWriter is a pending write opened by [Writer.OpenWrite]. It follows
-// the shape of google/renameio's PendingFile.
+// the shape of google/renameio's PendingFile. It is used from one
+// goroutine at a time: Close must not run while a Write is still blocked
+// (on a slow upload, say); to stop such a Write, cancel the context given
+// to OpenWrite, then Close.
 type FileWriter interface {
 	io.Writer
 	// Commit makes the written bytes the content of the target, atomically.
@@ -118,7 +143,10 @@ type Precondition struct {
 	// content, or a missing target, fails with ErrPrecondition.
 	MatchHash string
 	// MatchVersion, when not empty, is a backend version token (such as an
-	// S3 ETag, see FileInfo.Version) the target must still have.
+	// S3 ETag, see FileInfo.Version) the target must still have. A missing
+	// target fails with ErrPrecondition, as it does for MatchHash. A
+	// backend without versions (Capabilities.Versions false) refuses it
+	// with errors.ErrUnsupported or ErrPrecondition.
 	MatchVersion string
 }
 

@@ -262,6 +262,21 @@ func (h *S3Harness) SeedDir(ctx context.Context, t *testing.T, b backend.Backend
 	}
 }
 
+// Reopen returns a second backend over b's bucket and prefix, configured
+// as b was, as a second server sharing the bucket would be.
+func (h *S3Harness) Reopen(ctx context.Context, t *testing.T, b backend.Backend) backend.Backend {
+	t.Helper()
+	prefix, err := b.(*s3adapter.FS).Key(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := h.server.Config(h.bucket, prefix)
+	if h.Configure != nil {
+		h.Configure(&cfg)
+	}
+	return h.server.Open(t, cfg)
+}
+
 // writable returns a writable backend over b's bucket and prefix.
 func (h *S3Harness) writable(t *testing.T, b backend.Backend) *s3adapter.FS {
 	t.Helper()

@@ -336,6 +336,7 @@ var (
 	_ conformance.SpecialFileMaker = (*SFTPHarness)(nil)
 	_ conformance.RawLister        = (*SFTPHarness)(nil)
 	_ conformance.Chmoder          = (*SFTPHarness)(nil)
+	_ conformance.Reopener         = (*SFTPHarness)(nil)
 )
 
 // NewSFTPHarness returns a harness over srv.
@@ -351,6 +352,19 @@ func (h *SFTPHarness) MakeBackend(ctx context.Context, t *testing.T) backend.Bac
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h.dial(ctx, t, root)
+}
+
+// Reopen dials a second connection rooted where b is, as a second server
+// over the same directory would be.
+func (h *SFTPHarness) Reopen(ctx context.Context, t *testing.T, b backend.Backend) backend.Backend {
+	t.Helper()
+	return h.dial(ctx, t, h.Root(t, b))
+}
+
+// dial connects a backend rooted at root and closes it when t ends.
+func (h *SFTPHarness) dial(ctx context.Context, t *testing.T, root string) backend.Backend {
+	t.Helper()
 	b, err := h.Server.Dial(ctx, root)
 	if err != nil {
 		t.Fatalf("sftpadapter.Dial: %v", err)

@@ -1,9 +1,11 @@
-package containers_test
+package mounted_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -156,7 +158,59 @@ func TestMountedMix(t *testing.T) {
 			h := &mountHarness{dir: mount.name, child: mount.harness, others: others, children: map[backend.Backend]backend.Backend{}}
 			o := opts
 			o.Dir = mount.name
+			// Local disk and SFTP have no versions and SFTP no atomic
+			// preconditions, so the namespace has neither; it holds no
+			// symlinks, FIFOs or mode bits since S3 does not, and this
+			// harness does not reopen.
+			o.ExpectedSkips = []string{
+				"Preconditions/MatchVersion*", "Preconditions/Concurrent*", "Changes/Concurrent*",
+				"Changes/ChangesRefusedWhenReadOnly", "ModeBits/*", "Symlinks/*", "SpecialFiles/*", "ReadOnly/*",
+				"Reopen/*", "FSView/Empty", "FSView/Symlinks",
+			}
 			conformance.RunWith(t, h, o)
 		})
 	}
+}
+
+// TestToolsMountedRemote runs the suite in the S3 and the SFTP mount of
+// one rooted namespace that also holds local disk (the local mount is
+// covered by conformance's own mounted runs).
+func TestToolsMountedRemote(t *testing.T) {
+	containers.SetTestcontainersDefaults()
+	s3srv := containers.StartS3(t.Context(), t)
+	sftpsrv := containers.StartSFTP(t.Context(), t)
+	h := &mixedHarness{s3: s3srv, sftp: containers.NewSFTPHarness(sftpsrv)}
+	for _, mount := range []string{"s3", "sftp"} {
+		t.Run(mount, func(t *testing.T) {
+			conformance.RunToolsWith(t, h, conformance.ToolsOptions{Dir: mount, ExpectedSkips: []string{
+				"WriteFile/ModeKept", "ToolSelection/ReadOnlyBackend", "Symlinks/*", "SpecialFiles/*",
+			}})
+		})
+	}
+}
+
+// mixedHarness makes namespaces of a fresh local directory ("disk"), a
+// fresh S3 prefix ("s3") and a fresh SFTP directory ("sftp").
+type mixedHarness struct {
+	s3   *containers.S3Server
+	sftp *containers.SFTPHarness
+	n    atomic.Int64
+}
+
+func (h *mixedHarness) MakeBackend(ctx context.Context, t *testing.T) backend.Backend {
+	t.Helper()
+	disk, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disk.Close() })
+	ns, err := mounted.New(map[string]backend.Backend{
+		"disk": disk,
+		"s3":   h.s3.NewBackend(t, fmt.Sprintf("mixed%05d", h.n.Add(1))),
+		"sftp": h.sftp.MakeBackend(ctx, t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
 }
