@@ -2,6 +2,7 @@ package aferoadapter_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"reflect"
@@ -216,5 +217,34 @@ func TestHostPathsNeverLeak(t *testing.T) {
 		if msg := err.Error(); strings.Contains(msg, root) {
 			t.Errorf("error %q names the host directory", msg)
 		}
+	}
+}
+
+// TestReservedNames checks that a path naming a pending write's temporary
+// file is refused by every operation with ErrInvalidPath, as backend.Writer
+// documents, so nothing reaches another write's bytes.
+func TestReservedNames(t *testing.T) {
+	ctx := context.Background()
+	b := aferoadapter.New(afero.NewMemMapFs())
+	const reserved = ".fencefs-0123456789abcdef.tmp"
+	for _, name := range []string{reserved, "d/" + reserved, reserved + "/x"} {
+		_, readErr := b.OpenRead(ctx, name)
+		_, statErr := b.Stat(ctx, name)
+		_, listErr := b.List(ctx, name)
+		errs := map[string]error{
+			"OpenRead": readErr,
+			"Stat":     statErr,
+			"List":     listErr,
+			"write":    backend.WriteFile(ctx, b, name, []byte("x"), backend.WriteOptions{}),
+			"MkdirAll": b.MkdirAll(ctx, name),
+		}
+		for op, err := range errs {
+			if !errors.Is(err, backend.ErrInvalidPath) {
+				t.Errorf("%s(%q) error = %v, want backend.ErrInvalidPath", op, name, err)
+			}
+		}
+	}
+	if err := backend.WriteFile(ctx, b, ".fencefs-notours.tmp", []byte("x"), backend.WriteOptions{}); err != nil {
+		t.Errorf("a name that only looks similar was refused: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package aferoadapter
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -124,6 +125,15 @@ func (a *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 func (a *FS) begin(ctx context.Context, op, name string) error {
 	if err := backend.CheckPath(op, name); err != nil {
 		return err
+	}
+	if strings.Contains(name, ".fencefs-") {
+		for c := range strings.SplitSeq(name, "/") {
+			if tempName.MatchString(c) {
+				// Pending writes' names are the adapter's own: naming one
+				// would reach another write's bytes or a hidden file.
+				return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %q is reserved for pending writes", backend.ErrInvalidPath, c)}
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: op, Path: name, Err: err}

@@ -137,14 +137,14 @@ func (c *skipCheck) finish(t *testing.T) {
 	}
 }
 
-// narrowed reports whether go test was told to run only some tests.
+// narrowed reports whether go test was told to run only some of the
+// suite's tests: a -run pattern that selects subtests, or any -skip.
 func narrowed() bool {
-	for _, name := range []string{"test.run", "test.skip"} {
-		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
-			return true
-		}
+	if f := flag.Lookup("test.run"); f != nil && strings.Contains(f.Value.String(), "/") {
+		return true
 	}
-	return false
+	f := flag.Lookup("test.skip")
+	return f != nil && f.Value.String() != ""
 }
 
 // runGroups runs the groups of a suite as subtests of t, judging skips

@@ -224,7 +224,9 @@ func (s *Set) writeErr(ctx context.Context, c *change, err error) error {
 }
 
 // conflictNow reports that the target no longer holds what was checked,
-// naming both hashes ("none" for a missing file).
+// naming both hashes ("none" for a missing file). When the storage refused
+// the precondition although the content is what was checked, naming two
+// equal hashes would read as nonsense, so the message says what happened.
 func (s *Set) conflictNow(ctx context.Context, c *change) error {
 	exp, got := "none", "none"
 	if c.old.exists {
@@ -236,6 +238,9 @@ func (s *Set) conflictNow(ctx context.Context, c *change) error {
 		if err == nil {
 			got = shortHash(now.hash)
 		}
+	}
+	if c.old.exists && got == exp {
+		return retryf("Conflict: file '%s' still holds the expected content (hash:%s), but the storage refused the change as if it had changed: it was rewritten with the same content meanwhile, or the storage misreports its precondition. Retry the call.", c.t.display, exp)
 	}
 	return conflict(c.t.display, exp, got)
 }

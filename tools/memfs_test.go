@@ -8,14 +8,16 @@ import (
 	"github.com/fencefs/fencefs/memfs"
 )
 
-// memFS is the reference in-memory backend with the two switches tools'
-// tests need: readOnly refuses every change with backend.ErrReadOnly, and
+// memFS is the reference in-memory backend with the switches tools'
+// tests need: readOnly refuses every change with backend.ErrReadOnly,
 // beforeCommit runs inside Commit before the write lands (to stand for a
-// concurrent writer).
+// concurrent writer), and commitErr, when set, is what every Commit
+// returns instead of committing (a misbehaving storage).
 type memFS struct {
 	*memfs.FS
 	readOnly     bool
 	beforeCommit func()
+	commitErr    error
 }
 
 func newMemFS() *memFS {
@@ -55,6 +57,10 @@ type hookedWriter struct {
 func (w hookedWriter) Commit() error {
 	if hook := w.m.beforeCommit; hook != nil {
 		hook()
+	}
+	if err := w.m.commitErr; err != nil {
+		w.FileWriter.Close()
+		return err
 	}
 	return w.FileWriter.Commit()
 }

@@ -188,6 +188,19 @@ func TestWriteFileConcurrentChangeIsAConflict(t *testing.T) {
 		"Conflict: file 'new.txt' has changed (expected hash:none, got hash:"+h12("first\n")+"). Re-read the file and retry.")
 }
 
+// TestWriteFileFalsePreconditionFailure checks that a precondition failure
+// the storage reports although the file still holds the expected content
+// is told as such, not as a change between two equal hashes.
+func TestWriteFileFalsePreconditionFailure(t *testing.T) {
+	m := newMemFS()
+	m.put("f.txt", "mine\n")
+	s := newSet(t, m, Options{})
+	m.commitErr = &fs.PathError{Op: "commit", Path: "f.txt", Err: backend.ErrPrecondition}
+	wantEqual(t, retry(t, s, "write_file", "path", "f.txt", "content", "new\n"),
+		"Conflict: file 'f.txt' still holds the expected content (hash:"+h12("mine\n")+"), but the storage refused the change as if it had changed: it was rewritten with the same content meanwhile, or the storage misreports its precondition. Retry the call.")
+	wantEqual(t, mustMem(t, m, "f.txt"), "mine\n")
+}
+
 func mustMem(t *testing.T, m *memFS, name string) string {
 	t.Helper()
 	d, ok := m.get(name)
