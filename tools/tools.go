@@ -112,7 +112,9 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if t.timeout <= 0 {
+	if dl, ok := ctx.Deadline(); t.timeout <= 0 || ok && time.Until(dl) <= t.timeout {
+		// No bound of its own, or the caller's comes first: a context of
+		// its own would cost a timer and change nothing.
 		return t.call(ctx, args)
 	}
 	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, errCallDeadline)
