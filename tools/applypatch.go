@@ -316,7 +316,7 @@ func (s *Set) announcePatch(ctx context.Context, ops []*patchOp, diff string, tr
 	}
 	req := &ChangeRequest{Path: s.canonical(ops[0].src.resolved), Operation: OpApplyPatch, Diff: diff, Truncated: truncated}
 	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
-		return "", &fatalError{msg: "tools: change listener: " + err.Error(), err: err}
+		return "", listenerFailed(err)
 	}
 	if reason, ok := req.Cancelled(); ok {
 		if reason == "" {

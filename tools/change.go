@@ -194,7 +194,7 @@ func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated
 // cancelled change, naming display.
 func (s *Set) ask(ctx context.Context, req *ChangeRequest, display, verb string) (string, error) {
 	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
-		return "", &fatalError{msg: "tools: change listener: " + err.Error(), err: err}
+		return "", listenerFailed(err)
 	}
 	if reason, ok := req.Cancelled(); ok {
 		if reason == "" {

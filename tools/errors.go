@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"strings"
 	"syscall"
 
@@ -37,8 +38,10 @@ func retryf(format string, args ...any) error {
 	return &RetryError{Message: fmt.Sprintf(format, args...)}
 }
 
-// fatalError is a failure the model cannot fix. Its message has host paths
-// rewritten; Unwrap keeps errors.Is working for the host.
+// fatalError is a failure the model cannot fix. Its message is safe to
+// show the model: it names no host path, endpoint, credential or package
+// of the program; Unwrap keeps errors.Is working for the host, and
+// [Cause] gives the host the whole story for its log.
 type fatalError struct {
 	msg string
 	err error
@@ -46,6 +49,45 @@ type fatalError struct {
 
 func (e *fatalError) Error() string { return e.msg }
 func (e *fatalError) Unwrap() error { return e.err }
+
+// Cause returns what a fatal error of a tool call stands for, for the
+// host's log: the storage's or the listener's own error, which may name
+// host paths, endpoints and internals that the call's error message
+// leaves out. Any other error is returned as it is.
+func Cause(err error) error {
+	var f *fatalError
+	if errors.As(err, &f) && f.err != nil {
+		return f.err
+	}
+	return err
+}
+
+// Message returns the text a host shows the model for an error of a tool
+// call: a retry's message, a fatal error's model-safe message, a short
+// sentence for the call's cancellation or deadline, and for anything else
+// (an error of a host's permission hook) a sentence that names nothing
+// of it. It never carries a host path, an endpoint or a credential.
+func Message(err error) string {
+	var r *RetryError
+	var f *fatalError
+	switch {
+	case IsRetry(err) && errors.As(err, &r):
+		return r.Message
+	case errors.As(err, &f):
+		return f.msg
+	case errors.Is(err, context.Canceled):
+		return "The call was cancelled."
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The call did not finish by its deadline."
+	}
+	return "The call failed: the host reported an internal error. Details are in the server's log."
+}
+
+// listenerFailed is the fatal error of a change listener that failed: its
+// text is the host's, so the model is told only that it failed.
+func listenerFailed(err error) error {
+	return &fatalError{msg: "The change was not made: the host's change listener failed. Details are in the server's log.", err: err}
+}
 
 // Messages of the path refusals shared by every tool.
 func outsideMsg(p string) error { return retryf("Path '%s' resolves outside the root directory.", p) }
@@ -130,13 +172,36 @@ func (s *Set) storageErr(err error, display string) error {
 	return s.fatal(err)
 }
 
-// fatal wraps a storage failure with its message cleaned of host paths.
+// fatal wraps a storage failure. The storage's own text may name host
+// paths, endpoints, credentials and the program's packages ("stat s3/...:
+// s3 request failed: dial tcp 127.0.0.1:..."), so the message says only
+// what kind of failure it was; the whole error stays wrapped for the host.
 func (s *Set) fatal(err error) error {
 	var f *fatalError
 	if errors.As(err, &f) {
 		return err
 	}
-	return &fatalError{msg: "tools: " + s.scrub(err.Error()), err: err}
+	return &fatalError{msg: "Storage failure: " + failureKind(err) + ". Details are in the server's log.", err: err}
+}
+
+// failureKind words what kind of storage failure err is.
+func failureKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return "no space is left on the storage"
+	case errors.Is(err, syscall.EDQUOT):
+		return "the storage quota is exhausted"
+	case errors.Is(err, syscall.EROFS):
+		return "the storage is read-only"
+	case errors.Is(err, syscall.EIO):
+		return "the storage reported an input/output error"
+	case errors.As(err, &ne) && ne.Timeout():
+		return "the storage server did not answer in time"
+	case errors.As(err, &ne), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "the storage server could not be reached"
+	}
+	return "the storage failed"
 }
 
 // scrub rewrites host paths in an error text: paths inside the local root

@@ -54,7 +54,7 @@ func TestStorageErrMapping(t *testing.T) {
 		{"i/o error", pe(syscall.EIO), ""},
 		{"network", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, ""},
 		{"unknown", errors.New("storage exploded"), ""},
-		{"listener's retry stays fatal", &fatalError{msg: "tools: change listener: no", err: &RetryError{Message: "no"}}, ""},
+		{"listener's retry stays fatal", listenerFailed(&RetryError{Message: "no"}), ""},
 	}
 	s := newSet(t, newMemFS(), Options{})
 	for _, tt := range tests {
@@ -156,4 +156,26 @@ func TestFileInfoLinkReplacedUnderfoot(t *testing.T) {
 	}
 	s := newSet(t, unlinkedFS{fx.b.(*local.FS)}, Options{})
 	wantEqual(t, retry(t, s, "file_info", "path", "l"), "Path 'l' changed while it was being used. Try again.")
+}
+
+// Message gives the model a text for every error of a call, naming
+// nothing of a host's own error.
+func TestMessage(t *testing.T) {
+	hook := errors.New("policy service at http://10.0.0.7:8080 refused token sk-123")
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&RetryError{Message: "Path not found: x"}, "Path not found: x"},
+		{fmt.Errorf("read: %w", context.Canceled), "The call was cancelled."},
+		{context.DeadlineExceeded, "The call did not finish by its deadline."},
+		{listenerFailed(hook), "The change was not made: the host's change listener failed. Details are in the server's log."},
+		{hook, "The call failed: the host reported an internal error. Details are in the server's log."},
+	}
+	for _, tt := range tests {
+		wantEqual(t, Message(tt.err), tt.want)
+	}
+	if Cause(listenerFailed(hook)) != hook || Cause(hook) != hook {
+		t.Errorf("Cause does not return the host's error")
+	}
 }

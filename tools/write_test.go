@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,19 +223,25 @@ func (f failingFS) OpenWrite(ctx context.Context, name string, opts backend.Writ
 
 func (f failingFS) MkdirAll(ctx context.Context, dir string) error { return f.err }
 
-func TestStorageFailuresAreFatalAndScrubbed(t *testing.T) {
+// A storage failure is fatal, and its message says what kind of failure
+// it was and nothing of the storage's own text (host paths, endpoints,
+// the program's packages); Cause keeps that text for the host's log.
+func TestStorageFailuresAreFatalAndClean(t *testing.T) {
 	fx := localFixture(t)
 	lb := fx.b.(*local.FS)
+	const tail = ". Details are in the server's log."
 	tests := []struct {
 		name  string
 		err   error
 		retry bool
 		want  string
 	}{
-		{"disk full", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.ENOSPC}, false, "tools: write f.txt: no space left on device"},
-		{"read-only file system", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.EROFS}, false, "tools: write f.txt: read-only file system"},
-		{"host path inside", fmt.Errorf("rename %s/sub/x: device busy", fx.dir), false, "tools: rename sub/x: device busy"},
-		{"host path outside", errors.New("open /var/tmp/other: device busy"), false, "tools: open <outside-workspace>: device busy"},
+		{"disk full", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.ENOSPC}, false, "Storage failure: no space is left on the storage" + tail},
+		{"read-only file system", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.EROFS}, false, "Storage failure: the storage is read-only" + tail},
+		{"host path inside", fmt.Errorf("rename %s/sub/x: device busy", fx.dir), false, "Storage failure: the storage failed" + tail},
+		{"host path outside", errors.New("open /var/tmp/other: device busy"), false, "Storage failure: the storage failed" + tail},
+		{"unreachable", fmt.Errorf("stat s3/ws/f.txt: s3 request failed: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), false,
+			"Storage failure: the storage server could not be reached" + tail},
 		{"permission", &fs.PathError{Op: "write", Path: "f.txt", Err: fs.ErrPermission}, true, "Permission denied: f.txt"},
 	}
 	for _, tt := range tests {
@@ -245,8 +252,12 @@ func TestStorageFailuresAreFatalAndScrubbed(t *testing.T) {
 				t.Fatalf("error %v, retry %v; want retry=%v", err, IsRetry(err), tt.retry)
 			}
 			wantEqual(t, err.Error(), tt.want)
-			if !tt.retry && !errors.Is(err, tt.err) && errors.Unwrap(tt.err) != nil {
-				t.Errorf("fatal error does not wrap %v", tt.err)
+			wantEqual(t, Message(err), tt.want)
+			if tt.retry {
+				return
+			}
+			if !errors.Is(err, tt.err) || Cause(err) != tt.err {
+				t.Errorf("fatal error %v: Cause %v; want it to wrap %v", err, Cause(err), tt.err)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/tools"
 )
 
 // maxStdinArgs bounds the JSON arguments read from stdin, like the MCP
@@ -54,7 +55,7 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		return exitFatal
 	}
 	if err != nil {
-		logger.Debug("tool call failed", "tool", name, "error", err)
+		logger.Error("tool call failed", "tool", name, "error", tools.Cause(err))
 		fmt.Fprintf(stderr, "fencefs: %s: %v\n", name, err)
 		return exitFatal
 	}

@@ -233,11 +233,13 @@ func TestCallFatal(t *testing.T) {
 	t.Parallel()
 	mount := "s3=s3://bucket/tenant?endpoint=" + fakeS3(t) + "&region=us-east-1&path_style=1"
 	got := runFencefs(t, t.TempDir(), "", s3Env, "call", "--mount", mount, "read_file", `{"path":"/s3/a.txt"}`)
-	if got.code != 1 || got.stdout != "" || !strings.HasPrefix(got.stderr, "fencefs: read_file: ") {
+	// stderr is the operator's log: the clean message, and the whole
+	// error logged before it.
+	if got.code != 1 || got.stdout != "" || !strings.Contains(got.stderr, "\nfencefs: read_file: Storage failure: the storage failed.") {
 		t.Fatalf("read on broken storage: %+v, want exit 1 with a message on stderr", got)
 	}
 	if !strings.Contains(got.stderr, "InvalidRequest") {
-		t.Errorf("the message does not say what failed: %q", got.stderr)
+		t.Errorf("the log does not say what failed: %q", got.stderr)
 	}
 }
 
@@ -254,12 +256,15 @@ func TestServeFatal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	// A storage failure is a tool result with isError set, whose text
+	// names nothing of the storage (its endpoint, the S3 error); the
+	// server's log has the whole error.
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "/s3/a.txt"}})
-	if err == nil {
-		t.Fatalf("read on broken storage gave a result, want a JSON-RPC error: %+v", res)
+	if err != nil {
+		t.Fatalf("read on broken storage: %v; want a tool result with isError", err)
 	}
-	if !strings.Contains(err.Error(), "InvalidRequest") {
-		t.Errorf("error %q does not say what failed", err)
+	if want := "Storage failure: the storage failed. Details are in the server's log."; !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != want {
+		t.Errorf("read on broken storage: %+v; want isError with %q", res, want)
 	}
 	// A retryable error on the same storage stays a tool result.
 	text := callRefused(t, ctx, cs, "read_file", map[string]any{})
@@ -269,8 +274,8 @@ func TestServeFatal(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), `level=ERROR msg="tool call failed" tool=read_file`) {
-		t.Errorf("the fatal error was not logged:\n%s", stderr.String())
+	if log := stderr.String(); !strings.Contains(log, `level=ERROR msg="tool call failed" tool=read_file`) || !strings.Contains(log, "InvalidRequest") {
+		t.Errorf("the fatal error was not logged whole:\n%s", log)
 	}
 }
 

@@ -146,9 +146,11 @@ func mcpTool(t *tools.Tool) *mcp.Tool {
 	}
 }
 
-// toolHandler calls the tool with the raw arguments. An error the model
-// can correct becomes a tool result with isError set; any other error is
-// returned to the SDK, which reports it to the host as a JSON-RPC error.
+// toolHandler calls the tool with the raw arguments. Every error of the
+// call is a tool result with isError set, as MCP asks of a tool's own
+// failures (a JSON-RPC error without a valid code would be none at all):
+// the model gets tools.Message, which names no host path, endpoint or
+// credential, and the server's log gets the whole error.
 func toolHandler(t *tools.Tool, logger *slog.Logger) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
@@ -162,8 +164,8 @@ func toolHandler(t *tools.Tool, logger *slog.Logger) mcp.ToolHandler {
 			if errors.Is(err, context.Canceled) {
 				level = slog.LevelInfo
 			}
-			logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", err, "duration", time.Since(start))
-			return nil, err
+			logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", tools.Cause(err), "duration", time.Since(start))
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: tools.Message(err)}}}, nil
 		}
 		logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
