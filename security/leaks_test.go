@@ -60,7 +60,7 @@ func TestStorageFailuresLeakNothing(t *testing.T) {
 			}
 			for _, tool := range tools.AllTools() {
 				for _, p := range []string{"a.txt", "sub", "missing.txt"} {
-					out, err := call(t, s, tool, refusalArgs(tool, p))
+					out, err := call(t, s, tool, refusalArgs(tool, p)[0])
 					if err == nil {
 						t.Errorf("%s %s on unreachable storage: succeeded with %q", tool, p, clip(out))
 						continue

@@ -63,16 +63,18 @@ func TestDeniedRefusalsAreUniform(t *testing.T) {
 		for _, tool := range tools.AllTools() {
 			for _, p := range paths {
 				want := fmt.Sprintf("Path '%s' is denied by pattern '%s'.", w.shownPath(p), refusalPattern)
-				out, err := call(t, s, tool, refusalArgs(tool, p))
-				switch {
-				case err == nil:
-					t.Errorf("%s %s: succeeded with %q; want %q", tool, p, clip(out), want)
-				case !tools.IsRetry(err):
-					t.Errorf("%s %s: fatal error %v; want %q", tool, p, err, want)
-				case err.Error() != want:
-					t.Errorf("%s %s:\n got %q\nwant %q", tool, p, err.Error(), want)
+				for _, args := range refusalArgs(tool, p) {
+					out, err := call(t, s, tool, args)
+					switch {
+					case err == nil:
+						t.Errorf("%s %v: succeeded with %q; want %q", tool, args, clip(out), want)
+					case !tools.IsRetry(err):
+						t.Errorf("%s %v: fatal error %v; want %q", tool, args, err, want)
+					case err.Error() != want:
+						t.Errorf("%s %v:\n got %q\nwant %q", tool, args, err.Error(), want)
+					}
+					w.checkLeaks(t, tool+" "+p, p, out+"\n"+fmt.Sprint(err))
 				}
-				w.checkLeaks(t, tool+" "+p, p, out+"\n"+fmt.Sprint(err))
 			}
 		}
 		w.checkChanges(t, "refused calls", before, w.snap(t), true)
@@ -89,11 +91,15 @@ func (w *world) shownPath(p string) string {
 	return p
 }
 
-// refusalArgs returns arguments aiming tool at the path p: pathArgs', and
-// for apply_patch a patch that deletes p.
-func refusalArgs(tool, p string) map[string]any {
-	if tool == "apply_patch" {
-		return map[string]any{"patch": "*** Begin Patch\n*** Delete File: " + p + "\n*** End Patch\n"}
+// refusalArgs returns the arguments that aim tool at the path p:
+// pathArgs', for apply_patch a patch that deletes p, and for move_file
+// and copy_file p as the source and as the destination.
+func refusalArgs(tool, p string) []map[string]any {
+	switch tool {
+	case "apply_patch":
+		return []map[string]any{{"patch": "*** Begin Patch\n*** Delete File: " + p + "\n*** End Patch\n"}}
+	case "move_file", "copy_file":
+		return []map[string]any{{"source": p, "destination": "elsewhere.txt"}, {"source": "a.txt", "destination": p}}
 	}
-	return pathArgs(tool, p)
+	return []map[string]any{pathArgs(tool, p)}
 }
