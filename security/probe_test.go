@@ -25,10 +25,18 @@ const (
 	fileInfo        = "file_info"
 	listFiles       = "list_files"
 	grepTool        = "grep"
+	deleteFile      = "delete_file"
+	moveFile        = "move_file"
+	copyFile        = "copy_file"
 )
 
 // writeTools are the tools that change storage.
-var writeTools = []string{writeFile, editFile, createDirectory}
+var writeTools = []string{writeFile, editFile, createDirectory, deleteFile, moveFile, copyFile}
+
+// fileChangeTools are the tools that change a file and so refuse the
+// namespace root and a mount root, which are directories they may not
+// replace, remove or move.
+var fileChangeTools = []string{writeFile, editFile, deleteFile, moveFile, copyFile}
 
 func isWrite(tool string) bool { return slices.Contains(writeTools, tool) }
 
@@ -55,6 +63,12 @@ func pathArgs(tool, p string) map[string]any {
 		return map[string]any{"pattern": canaryPattern, "path": p}
 	case findFiles:
 		return map[string]any{"pattern": "**", "path": p}
+	case moveFile:
+		// The source is the path attacked; copy_file attacks the
+		// destination.
+		return map[string]any{"source": p, "destination": "moved-by-the-suite.txt"}
+	case copyFile:
+		return map[string]any{"source": "a.txt", "destination": p, "overwrite": true}
 	}
 	return map[string]any{"path": p}
 }
@@ -236,13 +250,13 @@ func (w *world) virtualRefusal(tool, p string) bool {
 	case v == "/", slices.Contains(w.mounts, mount) && rest == "":
 		// The namespace root and the mount roots are existing
 		// directories: create_directory reports them created.
-		return tool == writeFile || tool == editFile
+		return slices.Contains(fileChangeTools, tool)
 	case !slices.Contains(w.mounts, mount):
 		return true
 	}
 	// create_directory may report an existing directory of a read-only
 	// mount as created; the snapshots prove it changed nothing.
-	return (tool == writeFile || tool == editFile) && slices.Contains(w.roMounts, mount)
+	return slices.Contains(fileChangeTools, tool) && slices.Contains(w.roMounts, mount)
 }
 
 // wantMessage is the refusal text a plain namespace owes an escaping
