@@ -47,6 +47,9 @@ var walkers = []string{listDirectory, searchFiles, findFiles, listFiles, grepToo
 // is a failure in itself.
 const callTimeout = 30 * time.Second
 
+// staleHash is an expected_hash no file of the suite has.
+const staleHash = "000000000000"
+
 // writtenContent is what write_file writes; it holds no canary.
 const writtenContent = "written by the security suite\n"
 
@@ -63,12 +66,16 @@ func pathArgs(tool, p string) map[string]any {
 		return map[string]any{"pattern": canaryPattern, "path": p}
 	case findFiles:
 		return map[string]any{"pattern": "**", "path": p}
+	case deleteFile:
+		// A hash no file has: the path is resolved and judged, and an
+		// inside file is then kept, so later probes find what they expect.
+		return map[string]any{"path": p, "expected_hash": staleHash}
 	case moveFile:
 		// The source is the path attacked; copy_file attacks the
 		// destination.
-		return map[string]any{"source": p, "destination": "moved-by-the-suite.txt"}
+		return map[string]any{"source": p, "destination": "moved-by-the-suite.txt", "expected_hash": staleHash}
 	case copyFile:
-		return map[string]any{"source": "a.txt", "destination": p, "overwrite": true}
+		return map[string]any{"source": "a.txt", "destination": p, "overwrite": true, "destination_hash": staleHash}
 	}
 	return map[string]any{"path": p}
 }
