@@ -130,9 +130,13 @@ func (f *IOFS) Lstat(name string) (fs.FileInfo, error) {
 	return fileInfo{fi: fi, name: path.Base(name)}, nil
 }
 
-// ReadLink returns the target of the symlink name as the backend reports
-// it (see [SymlinkResolver.Readlink]). Anything but a symlink gives an
-// error wrapping fs.ErrInvalid.
+// ReadLink returns the target of the symlink name relative to the link's
+// own directory, as a relative link on disk reads, so that a copy of the
+// view (os.CopyFS) keeps every link pointing where it did. A relative
+// target comes back as stored; an absolute one inside the root, which the
+// backend reports relative to the root (see [SymlinkResolver.Readlink]),
+// is rewritten. Anything but a symlink gives an error wrapping
+// fs.ErrInvalid.
 func (f *IOFS) ReadLink(name string) (string, error) {
 	target, err := f.resolveParent("readlink", name)
 	if err != nil {
@@ -143,12 +147,37 @@ func (f *IOFS) ReadLink(name string) (string, error) {
 		if err != nil {
 			return "", PathError("readlink", name, err)
 		}
-		return link, nil
+		return f.fromLinkDir(target, link), nil
 	}
 	if _, err := Stat(f.ctx, f.b, target); err != nil {
 		return "", PathError("readlink", name, err)
 	}
 	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+}
+
+// fromLinkDir turns link, the target of the symlink at the storage path
+// name as Readlink reports it, into a path relative to name's directory.
+// Readlink gives a stored relative target unchanged and an absolute one
+// relative to the root, so the text alone is ambiguous: the reading that
+// leads where the link itself leads is the right one.
+func (f *IOFS) fromLinkDir(name, link string) string {
+	dir, _ := Split(name)
+	if dir == "." || path.IsAbs(link) {
+		return link
+	}
+	final, err := ResolveSymlinks(f.ctx, f.b, name)
+	if err != nil {
+		return link // a loop or an escape: nothing better to say
+	}
+	if asStored := path.Join(dir, link); ValidPath(asStored) {
+		if via, err := ResolveSymlinks(f.ctx, f.b, asStored); err == nil && via == final {
+			return link
+		}
+	}
+	if !ValidPath(link) {
+		return link
+	}
+	return Rel(dir, link)
 }
 
 // resolveParent validates name and follows the symlinks of its parent

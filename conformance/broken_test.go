@@ -40,6 +40,14 @@ func (b *brokenFS) clean(name string) string {
 	return name
 }
 
+// Capabilities are memfs's, with NonAtomicReplace when the defect is
+// declared ("replace-gap-declared"), as an honest WebDAV adapter would.
+func (b *brokenFS) Capabilities() backend.Capabilities {
+	c := b.FS.Capabilities()
+	c.NonAtomicReplace = b.bug == "replace-gap-declared"
+	return c
+}
+
 func (b *brokenFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 	if b.bug == "ignore-cancel-read" {
 		ctx = context.WithoutCancel(ctx)
@@ -83,7 +91,7 @@ func (b *brokenFS) OpenWrite(ctx context.Context, name string, opts backend.Writ
 	if err != nil {
 		return nil, err
 	}
-	return &brokenWriter{FileWriter: fw, b: b, ctx: ctx, name: name, existed: statErr == nil, preErr: preErr}, nil
+	return &brokenWriter{FileWriter: fw, b: b, ctx: ctx, name: name, pre: opts.Precondition, existed: statErr == nil, preErr: preErr}, nil
 }
 
 // brokenWriter carries the defects of a pending write.
@@ -92,6 +100,7 @@ type brokenWriter struct {
 	b       *brokenFS
 	ctx     context.Context
 	name    string
+	pre     backend.Precondition
 	existed bool
 	preErr  error // the precondition as judged at OpenWrite ("hash-at-open")
 	done    bool
@@ -115,12 +124,8 @@ func (w *brokenWriter) Commit() error {
 		w.FileWriter.Close()
 		return w.preErr
 	}
-	if w.b.bug == "replace-gap" && w.existed {
-		// Like a server whose replace deletes the old file, then moves the
-		// new one in (WebDAV's MOVE).
-		if err := w.b.FS.Remove(w.ctx, w.name, backend.RemoveOptions{}); err != nil {
-			return err
-		}
+	if (w.b.bug == "replace-gap" || w.b.bug == "replace-gap-declared") && w.existed && w.pre.IsZero() {
+		return w.replaceWithGap()
 	}
 	if err := w.FileWriter.Commit(); err != nil {
 		return err
@@ -134,6 +139,26 @@ func (w *brokenWriter) Commit() error {
 		if w.existed {
 			return w.b.FS.Chmod(w.ctx, w.name, 0o644)
 		}
+	}
+	return nil
+}
+
+// replaceWithGap commits like a server whose replace deletes the old file,
+// then moves the new one in (WebDAV's MOVE), keeping its mode.
+func (w *brokenWriter) replaceWithGap() error {
+	old, err := w.b.FS.Stat(w.ctx, w.name)
+	if err != nil {
+		return w.FileWriter.Commit()
+	}
+	if err := w.b.FS.Remove(w.ctx, w.name, backend.RemoveOptions{}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := w.FileWriter.Commit(); err != nil {
+		return err
+	}
+	// Another writer's replacement may have removed it again meanwhile.
+	if err := w.b.FS.Chmod(w.ctx, w.name, old.Mode.Perm()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -124,3 +124,17 @@ func TestStrictRunsFail(t *testing.T) {
 		})
 	}
 }
+
+// TestDeclaredReplaceGap checks that a backend whose replacement shows the
+// file missing for a moment, and says so (Capabilities.NonAtomicReplace),
+// passes: the suite then holds it to what it still promises.
+func TestDeclaredReplaceGap(t *testing.T) {
+	conformance.RunWith(t, brokenHarness{bug: "replace-gap-declared"}, conformance.RunOptions{
+		LargeFileSize: 1 << 20,
+		ExpectedSkips: []string{
+			"Symlinks/*", "SpecialFiles/*", "ReadOnly/*", "FSView/Symlinks", "Walk/ListFallbackAgrees",
+			"InvalidPaths/ResolveSymlinks", "InvalidPaths/Readlink", "InvalidPaths/LocalPath",
+			"Changes/ChangesRefusedWhenReadOnly",
+		},
+	})
+}
