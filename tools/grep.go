@@ -315,6 +315,14 @@ func (m *rgMapper) entry(ctx context.Context, printed string) (walkEntry, bool, 
 	if !backend.ValidPath(actual) {
 		return walkEntry{}, false, nil
 	}
+	if m.ig != nil {
+		// A file in a directory the built-in walk would not enter is left
+		// out before it costs a look.
+		dir, _ := backend.Split(actual)
+		if ok, err := m.ig.enters(ctx, dir); err != nil || !ok {
+			return walkEntry{}, false, err
+		}
+	}
 	e, found, err := m.lookup(ctx, actual)
 	if err != nil || !found {
 		return walkEntry{}, false, err
@@ -323,11 +331,7 @@ func (m *rgMapper) entry(ctx context.Context, printed string) (walkEntry, bool, 
 	if err != nil || !show || we.Link || !we.Info.IsRegular() {
 		return we, false, err
 	}
-	if m.ig != nil {
-		keep, err := m.ig.keep(ctx, actual, rel)
-		return we, keep, err
-	}
-	return we, true, nil
+	return we, m.ig == nil || m.ig.ig.keep(actual, rel, false), nil
 }
 
 // rgIgnores applies the ignore rules to the files ripgrep reports, which
@@ -341,16 +345,11 @@ type rgIgnores struct {
 	root string
 	// dirs records whether the walk enters each directory met so far.
 	dirs map[string]bool
-}
-
-// keep reports whether the built-in walk keeps the regular file at the
-// storage path actual, rel below the walk root.
-func (r *rgIgnores) keep(ctx context.Context, actual, rel string) (bool, error) {
-	dir, _ := backend.Split(actual)
-	if ok, err := r.enters(ctx, dir); err != nil || !ok {
-		return false, err
-	}
-	return r.ig.keep(actual, rel, false), nil
+	// lastDir is the directory listed last, and last its entries by
+	// name: ripgrep reports the files of a directory together, so their
+	// entries come from that listing instead of a stat each.
+	lastDir string
+	last    map[string]backend.DirEntry
 }
 
 // enters reports whether the built-in walk enters the directory dir, at
@@ -379,6 +378,10 @@ func (r *rgIgnores) enters(ctx context.Context, dir string) (bool, error) {
 			if err := r.ig.enter(ctx, dir, entries); err != nil {
 				return false, err
 			}
+			r.lastDir, r.last = dir, make(map[string]backend.DirEntry, len(entries))
+			for _, e := range entries {
+				r.last[e.Name] = e
+			}
 		}
 	}
 	r.dirs[dir] = ok
@@ -388,6 +391,11 @@ func (r *rgIgnores) enters(ctx context.Context, dir string) (bool, error) {
 // lookup returns the entry of the storage path actual as it is now, or
 // false when there is none.
 func (m *rgMapper) lookup(ctx context.Context, actual string) (backend.DirEntry, bool, error) {
+	dir, name := backend.Split(actual)
+	if m.ig != nil && m.ig.last != nil && m.ig.lastDir == dir {
+		e, ok := m.ig.last[name]
+		return e, ok, nil
+	}
 	info, err := backend.Stat(ctx, m.s.b, actual)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -395,7 +403,6 @@ func (m *rgMapper) lookup(ctx context.Context, actual string) (backend.DirEntry,
 		}
 		return backend.DirEntry{}, false, nil
 	}
-	_, name := backend.Split(actual)
 	return backend.DirEntry{Name: name, Type: info.Mode.Type(), Size: info.Size, ModTime: info.ModTime}, true, nil
 }
 
