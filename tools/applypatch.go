@@ -311,11 +311,12 @@ func (s *Set) patchDiffs(ops []*patchOp) ([]string, bool) {
 // checks every path again. It returns the result text of a cancelled
 // patch.
 func (s *Set) announcePatch(ctx context.Context, ops []*patchOp, diff string, truncated bool) (string, error) {
-	if s.opts.OnChangeRequest == nil {
+	listener := s.changeListener(ctx)
+	if listener == nil {
 		return "", nil
 	}
 	req := &ChangeRequest{Path: s.canonical(ops[0].src.resolved), Operation: OpApplyPatch, Diff: diff, Truncated: truncated}
-	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
+	if err := listener(ctx, req); err != nil {
 		return "", listenerFailed(err)
 	}
 	if reason, ok := req.Cancelled(); ok {

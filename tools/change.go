@@ -162,7 +162,10 @@ func (s *Set) diff(c *change) (string, bool) {
 // listener was shown. It returns the cancellation text when cancelled.
 // verb is "written" or "edited".
 func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, truncated bool, cancelled string, err error) {
-	diff, truncated = s.diff(c)
+	if c.op == OpEdit || s.changeListener(ctx) != nil {
+		// write_file shows no diff: build it only for someone to see.
+		diff, truncated = s.diff(c)
+	}
 	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb); err != nil || msg != "" {
 		return diff, truncated, msg, err
 	}
@@ -180,7 +183,7 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 // announce sends a ChangeRequest to the listener, then resolves and checks
 // the path again. It returns the result text of a cancelled change.
 func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated bool, verb string) (string, error) {
-	if s.opts.OnChangeRequest == nil {
+	if s.changeListener(ctx) == nil {
 		return "", nil
 	}
 	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated}
@@ -193,7 +196,11 @@ func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated
 // ask sends req to the listener and returns the result text of a
 // cancelled change, naming display.
 func (s *Set) ask(ctx context.Context, req *ChangeRequest, display, verb string) (string, error) {
-	if err := s.opts.OnChangeRequest(ctx, req); err != nil {
+	listener := s.changeListener(ctx)
+	if listener == nil {
+		return "", nil
+	}
+	if err := listener(ctx, req); err != nil {
 		return "", listenerFailed(err)
 	}
 	if reason, ok := req.Cancelled(); ok {

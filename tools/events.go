@@ -154,4 +154,7 @@ func (s *Set) emit(ctx context.Context, ev Event) {
 	if s.opts.OnEvent != nil {
 		s.opts.OnEvent(ctx, ev)
 	}
+	if fn := listenersOf(ctx).event; fn != nil {
+		fn(ctx, ev)
+	}
 }

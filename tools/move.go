@@ -117,7 +117,7 @@ func (s *Set) transfer(ctx context.Context, raw json.RawMessage, move bool) (str
 	if !x.dir {
 		req.Diff, req.Truncated = s.diffTo(dst, x.old, x.data)
 	}
-	if s.opts.OnChangeRequest != nil {
+	if s.changeListener(ctx) != nil {
 		if msg, err := s.ask(ctx, req, src.display, verb); err != nil || msg != "" {
 			return msg, err
 		}

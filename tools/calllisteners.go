@@ -1,0 +1,61 @@
+package tools
+
+import "context"
+
+// callListenersKey keys the per-call listeners in a context.
+type callListenersKey struct{}
+
+// callListeners are listeners that travel with one call's context rather
+// than with the Set, so that a server sharing one Set among many callers
+// (an MCP server with many sessions) can ask and tell the caller's own
+// host.
+type callListeners struct {
+	change func(context.Context, *ChangeRequest) error
+	event  func(context.Context, Event)
+}
+
+// WithChangeListener returns a copy of ctx under which every tool call
+// also announces its change requests to fn, after Options.OnChangeRequest
+// and only when that did not cancel the change. fn may Cancel the
+// request; the re-check after it and the result text of a cancelled
+// change are the same as for Options.OnChangeRequest.
+func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeRequest) error) context.Context {
+	l := listenersOf(ctx)
+	l.change = fn
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// WithEventListener returns a copy of ctx under which every tool call
+// also reports its events to fn, after Options.OnEvent.
+func WithEventListener(ctx context.Context, fn func(context.Context, Event)) context.Context {
+	l := listenersOf(ctx)
+	l.event = fn
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+func listenersOf(ctx context.Context) callListeners {
+	l, _ := ctx.Value(callListenersKey{}).(callListeners)
+	return l
+}
+
+// changeListener returns the listener a change under ctx announces to:
+// Options.OnChangeRequest, the context's, both in that order, or nil for
+// none (then no diff needs to be built for it).
+func (s *Set) changeListener(ctx context.Context) func(context.Context, *ChangeRequest) error {
+	own, call := s.opts.OnChangeRequest, listenersOf(ctx).change
+	switch {
+	case own == nil:
+		return call
+	case call == nil:
+		return own
+	}
+	return func(ctx context.Context, req *ChangeRequest) error {
+		if err := own(ctx, req); err != nil {
+			return err
+		}
+		if _, ok := req.Cancelled(); ok {
+			return nil
+		}
+		return call(ctx, req)
+	}
+}
