@@ -1,0 +1,158 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tools"
+)
+
+func hash12(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:12]
+}
+
+// TestApproveChanges drives every answer a user can give through the SDK
+// client's elicitation: the file changes only on accept, and a file
+// changed while the user looked is a conflict, not an overwrite.
+func TestApproveChanges(t *testing.T) {
+	tests := []struct {
+		name   string
+		action string
+		// meanwhile, when set, is written to the file while the user looks.
+		meanwhile string
+		want      string
+		wantErr   bool
+		wantFile  string
+	}{
+		{name: "accept", action: "accept", want: "Wrote 4 chars (1 line) to f.txt. [hash:" + hash12("new\n") + "]", wantFile: "new\n"},
+		{name: "decline", action: "decline", want: "['f.txt' was not written: the user declined the change]", wantFile: "old\n"},
+		{name: "cancel", action: "cancel", want: "['f.txt' was not written: the user dismissed the approval without accepting]", wantFile: "old\n"},
+		{name: "changed while the user looked", action: "accept", meanwhile: "theirs\n",
+			want:     "['f.txt' was not written: " + reasonChanged + "]",
+			wantFile: "theirs\n"},
+	}
+	// The latest protocol asks in two rounds of tools/call; older ones
+	// are asked by the server in the middle of the call.
+	for _, version := range []string{"", "2025-11-25"} {
+		for _, tt := range tests {
+			t.Run(version+"/"+tt.name, func(t *testing.T) {
+				w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+				var shown string
+				cs := connectVersion(t, New(w.set, Options{Approve: ApproveChanges}), &mcp.ClientOptions{
+					ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						shown = req.Params.Message
+						if tt.meanwhile != "" {
+							w.write(t, "f.txt", tt.meanwhile)
+						}
+						return &mcp.ElicitResult{Action: tt.action}, nil
+					},
+				}, version)
+				res, text := call(t, cs, "write_file", map[string]any{"path": "f.txt", "content": "new\n"})
+				if text != tt.want || res.IsError != tt.wantErr {
+					t.Errorf("result %q (isError %v), want %q (isError %v)", text, res.IsError, tt.want, tt.wantErr)
+				}
+				for _, line := range []string{"Allow writing f.txt?", "--- a/f.txt", "+++ b/f.txt", "-old", "+new"} {
+					if !strings.Contains(shown, line) {
+						t.Errorf("the user was shown %q, without %q", shown, line)
+					}
+				}
+				if got := w.read(t, "f.txt"); got != tt.wantFile {
+					t.Errorf("file holds %q, want %q", got, tt.wantFile)
+				}
+			})
+		}
+	}
+}
+
+// TestApproveEveryChangingTool: each tool that changes storage asks, and
+// does nothing when declined; reads never ask.
+func TestApproveEveryChangingTool(t *testing.T) {
+	w := newWorkspace(t, tools.Options{Tools: tools.AllTools()}, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	var asked []string
+	cs := connect(t, New(w.set, Options{Approve: ApproveChanges}), &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, strings.SplitN(req.Params.Message, "\n", 2)[0])
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	calls := []struct {
+		tool  string
+		args  map[string]any
+		asked string
+	}{
+		{"write_file", map[string]any{"path": "a.txt", "content": "x"}, "Allow writing a.txt?"},
+		{"edit_file", map[string]any{"path": "a.txt", "old_text": "a", "new_text": "x"}, "Allow editing a.txt?"},
+		{"delete_file", map[string]any{"path": "a.txt"}, "Allow deleting a.txt?"},
+		{"move_file", map[string]any{"source": "a.txt", "destination": "c.txt"}, "Allow moving a.txt to c.txt?"},
+		{"copy_file", map[string]any{"source": "a.txt", "destination": "c.txt"}, "Allow copying a.txt to c.txt?"},
+		{"create_directory", map[string]any{"path": "d"}, "Allow creating the directory d?"},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+y\n*** End Patch\n"}, "Allow applying a patch starting at b.txt?"},
+	}
+	for _, c := range calls {
+		asked = nil
+		res, text := call(t, cs, c.tool, c.args)
+		if res.IsError || !strings.Contains(text, "the user declined the change") {
+			t.Errorf("%s: %q (isError %v), want the declined text", c.tool, text, res.IsError)
+		}
+		if len(asked) != 1 || asked[0] != c.asked {
+			t.Errorf("%s asked %q, want [%q]", c.tool, asked, c.asked)
+		}
+	}
+	asked = nil
+	call(t, cs, "read_file", map[string]any{"path": "a.txt"})
+	call(t, cs, "list_directory", map[string]any{})
+	if len(asked) != 0 {
+		t.Errorf("reads asked %q", asked)
+	}
+	if w.read(t, "a.txt") != "a\n" || w.read(t, "b.txt") != "b\n" {
+		t.Error("a declined change changed a file")
+	}
+	res, text := call(t, cs, "list_directory", map[string]any{})
+	if res.IsError || text != "a.txt  (2 bytes)\nb.txt  (2 bytes)" {
+		t.Errorf("after declined changes the directory lists %q", text)
+	}
+}
+
+// TestApproveWithoutElicitation: a client that cannot elicit gets a
+// refusal for every change, or the configured fallback's decision.
+func TestApproveWithoutElicitation(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+		cs := connect(t, New(w.set, Options{Approve: ApproveChanges}), nil)
+		res, text := call(t, cs, "write_file", map[string]any{"path": "f.txt", "content": "new\n"})
+		if !res.IsError || text != noElicitation {
+			t.Errorf("result %q (isError %v), want the refusal", text, res.IsError)
+		}
+		if _, text := call(t, cs, "read_file", map[string]any{"path": "f.txt"}); !strings.Contains(text, "old") {
+			t.Errorf("read_file after the refusal: %q", text)
+		}
+		if w.read(t, "f.txt") != "old\n" {
+			t.Error("written without approval")
+		}
+	})
+	t.Run("fallback", func(t *testing.T) {
+		w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+		var seen *tools.ChangeRequest
+		cs := connect(t, New(w.set, Options{Approve: ApproveChanges, ApprovalFallback: func(_ context.Context, req *tools.ChangeRequest) error {
+			seen = req
+			req.Cancel("changes are reviewed in the pull request")
+			return nil
+		}}), nil)
+		_, text := call(t, cs, "write_file", map[string]any{"path": "f.txt", "content": "new\n"})
+		if text != "['f.txt' was not written: changes are reviewed in the pull request]" {
+			t.Errorf("result %q", text)
+		}
+		if seen == nil || seen.Path != "f.txt" || !strings.Contains(seen.Diff, "+new") {
+			t.Errorf("fallback saw %+v", seen)
+		}
+		if w.read(t, "f.txt") != "old\n" {
+			t.Error("written although the fallback cancelled")
+		}
+	})
+}

@@ -1,0 +1,247 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tools"
+)
+
+// Options configure the server [New] returns. The zero value serves the
+// tools only, as plain results, with no approval.
+type Options struct {
+	// Name and Version identify the server to the host; Name defaults
+	// to "fencefs".
+	Name, Version string
+	// Instructions tell the model how to use the server (where relative
+	// paths start); empty sends none.
+	Instructions string
+	// Logger receives one debug line per call and the failures; nil
+	// discards them. Logs never go to the client.
+	Logger *slog.Logger
+	// Approve selects which calls need the user's approval.
+	Approve Approval
+	// ApprovalFallback, when set, decides the changes of a session whose
+	// client cannot elicit (it may Cancel them, or return an error to
+	// abort the call). Nil refuses every change of such a session with an
+	// error result, so nothing is ever written unapproved.
+	ApprovalFallback func(ctx context.Context, req *tools.ChangeRequest) error
+	// Resources serves the files of the namespace as resources, with
+	// completion of their paths and subscriptions.
+	Resources bool
+	// MaxResourceBytes caps the size of a file resources/read returns;
+	// 0 means DefaultMaxResourceBytes.
+	MaxResourceBytes int64
+	// Changes, when set, is shared by every server that should hear of
+	// each other's changes (a server per session over one namespace);
+	// nil gives the server one of its own.
+	Changes *Changes
+}
+
+// DefaultMaxResourceBytes is the largest file resources/read returns by
+// default: a host attaches it to the model's context whole.
+const DefaultMaxResourceBytes = 1 << 20
+
+// New returns an MCP server offering every tool of set, configured by
+// opts.
+func New(set *tools.Set, opts Options) *mcp.Server {
+	if opts.Name == "" {
+		opts.Name = "fencefs"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.MaxResourceBytes <= 0 {
+		opts.MaxResourceBytes = DefaultMaxResourceBytes
+	}
+	if opts.Changes == nil {
+		opts.Changes = NewChanges()
+	}
+	h := &handlers{set: set, opts: opts, key: make([]byte, 32)}
+	// The key signs the approval state a client echoes back; it lives as
+	// long as the server, whose sessions alone can echo it.
+	rand.Read(h.key)
+	sopts := &mcp.ServerOptions{
+		Logger:       opts.Logger,
+		Instructions: opts.Instructions,
+		// No MCP logging capability: logs go to the Logger, not to the
+		// client.
+		Capabilities: &mcp.ServerCapabilities{},
+	}
+	if opts.Resources {
+		sopts.CompletionHandler = h.complete
+		sopts.SubscribeHandler = h.subscribe
+		sopts.UnsubscribeHandler = h.unsubscribe
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
+	h.server = server
+	for _, t := range set.Tools() {
+		server.AddTool(Tool(t), h.tool(t))
+	}
+	if opts.Resources {
+		server.AddResourceTemplate(fileTemplate(), h.readResource)
+	}
+	return server
+}
+
+// handlers serve one server's requests.
+type handlers struct {
+	set    *tools.Set
+	opts   Options
+	server *mcp.Server
+	key    []byte
+}
+
+// Tool describes a fencefs tool to MCP: its hand-written schema goes out
+// unchanged, and its annotations become MCP's hints. A tool that changes
+// storage also declares the structured content it returns.
+func Tool(t *tools.Tool) *mcp.Tool {
+	destructive := t.Annotations.Destructive
+	openWorld := false // the tools reach only the configured namespace
+	mt := &mcp.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Annotations.Title,
+			ReadOnlyHint:    t.Annotations.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  t.Annotations.Idempotent,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+	if !t.Annotations.ReadOnly {
+		mt.OutputSchema = changesSchema
+	}
+	return mt
+}
+
+// tool calls t with the raw arguments. An error the model can correct
+// becomes a tool result with isError set; any other error is returned to
+// the SDK, which reports it to the host as a JSON-RPC error.
+func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
+	changing := !t.Annotations.ReadOnly
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		var rec *changeRecorder
+		if changing {
+			rec = &changeRecorder{}
+			ctx = tools.WithEventListener(ctx, func(ctx context.Context, ev tools.Event) {
+				rec.add(ev)
+				h.opts.Changes.changed(ctx, ev)
+			})
+			if h.opts.Approve == ApproveChanges {
+				var res *mcp.CallToolResult
+				var err error
+				if ctx, res, err = h.approval(ctx, t, req, start); res != nil || err != nil {
+					return res, err
+				}
+			}
+		}
+		text, err := t.Call(ctx, req.Params.Arguments)
+		res := h.result(ctx, t, start, text, err)
+		if res != nil && !res.IsError && rec != nil {
+			res.StructuredContent = rec.result()
+		}
+		if res == nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// result maps a tool's answer: an error the model can correct becomes a
+// result with isError set; any other error gives no result, and the
+// handler returns it to the SDK, which reports a JSON-RPC error.
+func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, text string, err error) *mcp.CallToolResult {
+	logger := h.opts.Logger
+	if msg, ok := RetryMessage(err); ok {
+		logger.DebugContext(ctx, "tool call refused", "tool", t.Name, "message", msg, "duration", time.Since(start))
+		return errorResult(msg)
+	}
+	if err != nil {
+		level := slog.LevelError
+		if errors.Is(err, context.Canceled) {
+			level = slog.LevelInfo
+		}
+		logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", err, "duration", time.Since(start))
+		return nil
+	}
+	logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// RetryMessage returns the message for the model of a retryable error.
+func RetryMessage(err error) (string, bool) {
+	var r *tools.RetryError
+	if !tools.IsRetry(err) || !errors.As(err, &r) {
+		return "", false
+	}
+	return r.Message, true
+}
+
+// changesSchema is the output schema of the tools that change storage:
+// the files they changed, each with its new content hash.
+var changesSchema = json.RawMessage(`{"type":"object","properties":{"changes":{"type":"array","items":{"type":"object",` +
+	`"properties":{"kind":{"type":"string","description":"The event: file_written, file_edited, file_deleted, file_moved, file_copied, directory_created, directory_deleted."},` +
+	`"path":{"type":"string","description":"The canonical path changed (for a move or copy, the destination)."},` +
+	`"from":{"type":"string","description":"For a move or copy, the canonical source path."},` +
+	`"hash":{"type":"string","description":"The lowercase hex SHA-256 of the new content, when there is one."}},` +
+	`"required":["kind","path"]}}},"required":["changes"]}`)
+
+// change is one entry of a changing tool's structured content.
+type change struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"`
+	From string `json:"from,omitempty"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// changeRecorder collects the changes of one call from its events.
+type changeRecorder struct{ changes []change }
+
+func (r *changeRecorder) add(ev tools.Event) {
+	if c, ok := changeOf(ev); ok {
+		r.changes = append(r.changes, c)
+	}
+}
+
+func (r *changeRecorder) result() any {
+	if r.changes == nil {
+		r.changes = []change{}
+	}
+	return map[string]any{"changes": r.changes}
+}
+
+// changeOf describes a changing event; ok is false for a read.
+func changeOf(ev tools.Event) (change, bool) {
+	switch e := ev.(type) {
+	case tools.FileWritten:
+		return change{Kind: e.Kind(), Path: e.Path, Hash: e.ContentHash}, true
+	case tools.FileEdited:
+		return change{Kind: e.Kind(), Path: e.Path, Hash: e.ContentHash}, true
+	case tools.FileDeleted:
+		return change{Kind: e.Kind(), Path: e.Path}, true
+	case tools.FileMoved:
+		return change{Kind: e.Kind(), Path: e.To, From: e.From, Hash: e.ContentHash}, true
+	case tools.FileCopied:
+		return change{Kind: e.Kind(), Path: e.To, From: e.From, Hash: e.ContentHash}, true
+	case tools.DirectoryCreated:
+		return change{Kind: e.Kind(), Path: e.Path}, true
+	case tools.DirectoryDeleted:
+		return change{Kind: e.Kind(), Path: e.Path}, true
+	}
+	return change{}, false
+}
