@@ -12,9 +12,11 @@ import (
 	"github.com/fencefs/fencefs/tools"
 )
 
-func hash12(s string) string {
+func hash12(s string) string { return fullHash(s)[:12] }
+
+func fullHash(s string) string {
 	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])[:12]
+	return hex.EncodeToString(h[:])
 }
 
 // TestApproveChanges drives every answer a user can give through the SDK

@@ -120,6 +120,8 @@ func Tool(t *tools.Tool) *mcp.Tool {
 	}
 	if !t.Annotations.ReadOnly {
 		mt.OutputSchema = changesSchema
+	} else if schema, ok := outputSchemas[t.Name]; ok {
+		mt.OutputSchema = schema
 	}
 	return mt
 }
@@ -148,8 +150,12 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 		}
 		text, err := t.Call(ctx, req.Params.Arguments)
 		res := h.result(ctx, t, start, text, err)
-		if res != nil && !res.IsError && rec != nil {
-			res.StructuredContent = rec.result()
+		if res != nil && !res.IsError {
+			if rec != nil {
+				res.StructuredContent = rec.result()
+			} else if _, ok := outputSchemas[t.Name]; ok {
+				res.StructuredContent = structuredResult(t.Name, text)
+			}
 		}
 		if res == nil {
 			return nil, err
