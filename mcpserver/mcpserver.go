@@ -40,6 +40,10 @@ type Options struct {
 	// MaxResourceBytes caps the size of a file resources/read returns;
 	// 0 means DefaultMaxResourceBytes.
 	MaxResourceBytes int64
+	// ProgressInterval is how often a walk or search whose caller sent a
+	// progress token reports that it is still going; 0 means
+	// DefaultProgressInterval.
+	ProgressInterval time.Duration
 	// Changes, when set, is shared by every server that should hear of
 	// each other's changes (a server per session over one namespace);
 	// nil gives the server one of its own.
@@ -61,6 +65,9 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	}
 	if opts.MaxResourceBytes <= 0 {
 		opts.MaxResourceBytes = DefaultMaxResourceBytes
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = DefaultProgressInterval
 	}
 	if opts.Changes == nil {
 		opts.Changes = NewChanges()
@@ -148,7 +155,9 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 				}
 			}
 		}
+		stop := h.reportProgress(ctx, req, t.Name)
 		text, err := t.Call(ctx, req.Params.Arguments)
+		stop()
 		res := h.result(ctx, t, start, text, err)
 		if res != nil && !res.IsError {
 			if rec != nil {
