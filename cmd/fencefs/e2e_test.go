@@ -408,7 +408,7 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	}
 }
 
-var urlPattern = regexp.MustCompile(`url=(http://\S+/mcp)`)
+var urlPattern = regexp.MustCompile(`url=(https?://\S+/mcp)`)
 
 // httpServe is a running `fencefs serve --http`.
 type httpServe struct {
@@ -443,7 +443,14 @@ func (h *httpServe) waitLog(t *testing.T, want string) string {
 // killed when the test ends.
 func startHTTPServe(t *testing.T, f fixture, args ...string) *httpServe {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0", "--root", f.root, "--tools", allTools()}, args...)...)
+	return startServe(t, append([]string{"serve", "--http", "127.0.0.1:0", "--root", f.root, "--tools", allTools()}, args...)...)
+}
+
+// startServe starts fencefs with args, a serve --http command line, and
+// waits for it to log its endpoint.
+func startServe(t *testing.T, args ...string) *httpServe {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -490,7 +497,7 @@ func TestServeHTTPSessionsReadApart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	h := startHTTPServe(t, f, "--require-read")
+	h := startHTTPServe(t, f, "--require-read", "--stateful")
 	var sessions [2]*mcp.ClientSession
 	for i := range sessions {
 		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url}, nil)

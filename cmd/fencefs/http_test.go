@@ -22,7 +22,7 @@ func TestServeHTTPMaxSessions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	h := startHTTPServe(t, f, "--max-sessions", "2", "--session-timeout", "1s", "--log-level", "debug")
+	h := startHTTPServe(t, f, "--stateful", "--max-sessions", "2", "--session-timeout", "1s", "--log-level", "debug")
 	connect := func() (*mcp.ClientSession, error) {
 		return newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1}, nil)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -29,57 +30,109 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	logger := newLogger(stderr, s.LogLevel)
+	if s.HTTP != "" {
+		if err := serveHTTPCommand(ctx, s, logger); err != nil {
+			fmt.Fprintf(stderr, "fencefs: %v\n", err)
+			return exitFatal
+		}
+		return exitOK
+	}
 	ns, err := openNamespace(ctx, s, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal
 	}
 	defer ns.Close()
-	var addPrompts func(*mcp.Server)
-	if len(s.Skills) > 0 {
-		loader, cat, err := discoverSkills(ctx, ns, s)
-		if err != nil {
-			fmt.Fprintf(stderr, "fencefs: %v\n", err)
-			return exitFatal
-		}
-		logCatalog(logger, cat)
-		addPrompts = func(server *mcp.Server) { addSkillPrompts(server, loader, cat, logger) }
-	}
-	// Each session gets a server and tool set of its own, so what one
-	// agent read does not count as read for another (--require-read).
-	sessionServer := func(set *tools.Set) *mcp.Server {
-		server := newServer(set, s, logger)
-		if addPrompts != nil {
-			addPrompts(server)
-		}
-		return server
-	}
-	if s.HTTP != "" {
-		shared := sessionServer(ns.set)
-		err = serveHTTP(ctx, func(req *http.Request) *mcp.Server {
-			if req.Header.Get("Mcp-Session-Id") != "" {
-				// A request of an existing session: the handler asks only
-				// for the protocol versions the server speaks.
-				return shared
-			}
-			server := shared
-			if set, err := ns.newSet(); err != nil {
-				// The same options built ns.set: this does not happen.
-				logger.Error("new session: the shared tool set serves it", "err", err)
-			} else {
-				server = sessionServer(set)
-			}
-			recordServer(req, server)
-			return server
-		}, s, logger)
-	} else {
-		err = serveStdio(ctx, sessionServer(ns.set), stdin, stdout, logger)
+	build, err := serverBuilderFor(ctx, ns, s, logger)
+	if err == nil {
+		err = serveStdio(ctx, build(ns.set, s), stdin, stdout, logger)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal
 	}
 	return exitOK
+}
+
+// serverBuilderFor returns the builder of the MCP servers over ns: the
+// tools of a set, and the skills of --skills as prompts.
+func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, logger *slog.Logger) (serverBuilder, error) {
+	var addPrompts func(*mcp.Server)
+	if len(s.Skills) > 0 {
+		loader, cat, err := discoverSkills(ctx, ns, s)
+		if err != nil {
+			return nil, err
+		}
+		logCatalog(logger, cat)
+		addPrompts = func(server *mcp.Server) { addSkillPrompts(server, loader, cat, logger) }
+	}
+	return func(set *tools.Set, s *config.Settings) *mcp.Server {
+		server := newServer(set, s, logger)
+		if addPrompts != nil {
+			addPrompts(server)
+		}
+		return server
+	}, nil
+}
+
+// serveHTTPCommand serves streamable HTTP: one namespace, or with
+// --tenant-mount one per tenant; with --auth every request carries a
+// verified token, and its scopes choose the tools.
+func serveHTTPCommand(ctx context.Context, s *config.Settings, logger *slog.Logger) error {
+	a, err := newHTTPAuth(ctx, s)
+	if err != nil {
+		return err
+	}
+	a.reloadOnHangup(ctx, logger)
+	var (
+		single  *servers
+		tenants *tenant.Cache[tenant.ID, *servers]
+	)
+	if len(s.TenantMounts) > 0 {
+		build := func(set *tools.Set, ts *config.Settings) *mcp.Server { return newServer(set, ts, logger) }
+		if len(s.Skills) > 0 {
+			return errors.New("--skills: not yet served with --tenant-mount")
+		}
+		tenants, err = tenantServers(s, logger, build)
+		if err != nil {
+			return err
+		}
+		defer tenants.Close()
+	} else {
+		ns, err := openNamespace(ctx, s, logger)
+		if err != nil {
+			return err
+		}
+		defer ns.Close()
+		build, err := serverBuilderFor(ctx, ns, s, logger)
+		if err != nil {
+			return err
+		}
+		single = newServers(ns, s, build)
+		if a != nil {
+			logger.Warn("--auth without --tenant-mount: every authenticated caller shares one namespace")
+		}
+	}
+	return serveHTTP(ctx, func(req *http.Request) *mcp.Server {
+		v := single
+		if tenants != nil {
+			v, _ = tenant.ValueFrom[*servers](req.Context())
+		}
+		if v == nil {
+			return nil // not reached: WithValue answered already
+		}
+		newSession := s.Stateful && req.Header.Get("Mcp-Session-Id") == ""
+		server, err := v.server(a.toolList(req.Context(), v.offered), newSession)
+		if err != nil {
+			// The options built the namespace's first set: this does not happen.
+			logger.Error("building a tool set", "error", err)
+			return nil
+		}
+		if newSession {
+			recordServer(req, server)
+		}
+		return server
+	}, tenants, a, s, logger)
 }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -94,8 +147,13 @@ func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Ser
 		// No MCP logging capability: logs go to stderr, not to the client.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
+	probe, _ := set.Tool("file_info")
 	for _, t := range set.Tools() {
-		server.AddTool(mcpTool(t), toolHandler(t, logger))
+		h := toolHandler(t, logger)
+		if hashGuard(s) {
+			h = requireHash(t.Name, probe, h)
+		}
+		server.AddTool(mcpTool(t), h)
 	}
 	return server
 }
@@ -216,19 +274,37 @@ func (nopWriteCloser) Close() error { return nil }
 // through within s.HTTPTimeout, renewed before every write, so a client
 // that stops reading is dropped while a long call or an idle event stream
 // is not cut.
-func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, s *config.Settings, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, tenants *tenant.Cache[tenant.ID, *servers], a *httpAuth, s *config.Settings, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", s.HTTP)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout})
+	if err := checkListenAddr(ln.Addr(), s); err != nil {
+		ln.Close()
+		return err
+	}
+	scheme := "http"
+	if s.TLSCert != "" {
+		scheme = "https"
+	}
+	base := scheme + "://" + ln.Addr().String()
+	var handler http.Handler = mcp.NewStreamableHTTPHandler(getServer,
+		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout, Stateless: !s.Stateful})
 	mux := http.NewServeMux()
-	limit := &sessionLimit{max: s.MaxSessions, logger: logger}
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(limit.handler(handler)))
+	if s.Stateful {
+		limit := &sessionLimit{max: s.MaxSessions, logger: logger}
+		handler = limit.handler(handler)
+	}
+	if tenants != nil {
+		handler = tenant.WithValue(tenants, handler)
+	}
+	if a != nil {
+		handler = a.handle(mux, handler, s, base)
+	}
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(handler))
 	// Requests run under base, so that stopping also ends the long-lived
 	// event streams that would otherwise hold Shutdown until its timeout.
-	base, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
+	reqBase, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRequests()
 	srv := &http.Server{
 		Handler:           progressDeadlines(mux, s.HTTPTimeout),
@@ -236,16 +312,19 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, s
 		ReadTimeout:       s.HTTPTimeout,
 		WriteTimeout:      s.HTTPTimeout,
 		IdleTimeout:       httpIdleTimeout,
-		BaseContext:       func(net.Listener) context.Context { return base },
+		BaseContext:       func(net.Listener) context.Context { return reqBase },
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	url := "http://" + ln.Addr().String() + "/mcp"
-	logger.Info("serving MCP over streamable HTTP", "url", url, "max_sessions", s.MaxSessions, "session_timeout", s.SessionTimeout)
-	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
-		logger.Warn("the endpoint has no authentication: anyone who can reach it can use the tools; bind to 127.0.0.1 or put it behind an authenticating proxy", "url", url)
-	}
+	url := base + "/mcp"
+	logger.Info("serving MCP over streamable HTTP", "url", url, "stateful", s.Stateful, "auth", s.Auth, "tenant_mounts", len(s.TenantMounts), "max_sessions", s.MaxSessions, "session_timeout", s.SessionTimeout)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if s.TLSCert != "" {
+			served <- srv.ServeTLS(ln, s.TLSCert, s.TLSKey)
+		} else {
+			served <- srv.Serve(ln)
+		}
+	}()
 	select {
 	case err := <-served:
 		return err

@@ -74,6 +74,39 @@ type Settings struct {
 	// only). Each is written as a tool path from the namespace root.
 	Skills []string
 
+	// Auth is how HTTP callers are authenticated (serve --http only): ""
+	// (none; loopback only), "jwt" or "tokens".
+	Auth string
+	// OIDCIssuer, OIDCJWKS and OIDCAudience configure the JWT verifier:
+	// the issuer (discovered unless OIDCJWKS names the key set) and the
+	// audience a token must name. OIDCAlgs, when set, narrows the
+	// accepted signature algorithms.
+	OIDCIssuer, OIDCJWKS, OIDCAudience string
+	OIDCAlgs                           []string
+	// TenantClaim and ScopeClaim name the JWT claims holding the tenant
+	// (default sub) and the scopes (default scope, then scp).
+	TenantClaim, ScopeClaim string
+	// TokenFile is the static token file of Auth "tokens", reloaded on
+	// SIGHUP.
+	TokenFile string
+	// ResourceURL is the server's public URL of /mcp, announced in the
+	// RFC 9728 protected-resource metadata.
+	ResourceURL string
+	// TLSCert and TLSKey, given together, serve HTTPS.
+	TLSCert, TLSKey string
+	// Stateful keeps MCP sessions in the process's memory instead of
+	// answering each HTTP request on its own.
+	Stateful bool
+	// TenantMounts are the mount templates of each tenant's namespace,
+	// "NAME=SPEC" with {tenant} in SPEC.
+	TenantMounts []string
+	// TenantCache bounds the tenants whose namespaces stay open.
+	TenantCache int
+	// Audit is where the audit log goes: a file, "-" for stdout, or ""
+	// for none. AuditReads logs the reading calls too.
+	Audit      string
+	AuditReads bool
+
 	// rootGiven records that --root was given, which mounts exclude.
 	rootGiven bool
 	// toolsAll records that --tools named all.
@@ -108,6 +141,7 @@ func Defaults() Settings {
 		SessionTimeout: DefaultSessionTimeout,
 		MaxSessions:    DefaultMaxSessions,
 		HTTPTimeout:    DefaultHTTPTimeout,
+		TenantCache:    DefaultTenantCache,
 	}
 }
 
@@ -125,6 +159,9 @@ const (
 	// DefaultHTTPTimeout bounds the arrival of an HTTP request and each
 	// write of an answer.
 	DefaultHTTPTimeout = 30 * time.Second
+	// DefaultTenantCache keeps the namespaces of the 1000 most recently
+	// served tenants open.
+	DefaultTenantCache = 1000
 )
 
 // defaultsFor returns the defaults of cmd: the one-shot commands log
@@ -223,6 +260,9 @@ func Parse(cmd string, args []string) (*Settings, []string, error) {
 	if err := checkToolFlags(&s); err != nil {
 		return nil, nil, err
 	}
+	if err := checkServeFlags(&s); err != nil {
+		return nil, nil, err
+	}
 	if len(s.Mounts) > 0 && s.rootGiven {
 		return nil, nil, &Error{Setting: "--root", Err: errors.New("cannot be combined with --mount; mount the directory instead (--mount NAME=local:DIR)")}
 	}
@@ -248,6 +288,43 @@ func checkToolFlags(s *Settings) error {
 	}
 	return &Error{Setting: "--read-only", Err: fmt.Errorf("contradicts --tools: %s %s storage, which a read-only server does not offer; drop %s from --tools, or drop --read-only",
 		strings.Join(writing, ", "), plural(len(writing), "changes", "change"), plural(len(writing), "it", "them"))}
+}
+
+// checkServeFlags refuses HTTP settings that cannot work together, so a
+// server never starts with less protection than its flags suggest.
+func checkServeFlags(s *Settings) error {
+	refuse := func(setting, msg string) error { return &Error{Setting: setting, Err: errors.New(msg)} }
+	switch s.Auth {
+	case "jwt":
+		if s.OIDCIssuer == "" {
+			return refuse("--auth jwt", "needs --oidc-issuer")
+		}
+		if s.OIDCAudience == "" {
+			return refuse("--auth jwt", "needs --oidc-audience (a token for another service must not be accepted)")
+		}
+	case "tokens":
+		if s.TokenFile == "" {
+			return refuse("--auth tokens", "needs --token-file")
+		}
+	}
+	if s.Auth != "" && s.HTTP == "" {
+		return refuse("--auth", "needs --http (stdio has no callers to authenticate)")
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return refuse("--tls-cert", "and --tls-key go together")
+	}
+	if s.TLSCert != "" && s.HTTP == "" {
+		return refuse("--tls-cert", "needs --http")
+	}
+	if len(s.TenantMounts) > 0 {
+		if s.Auth == "" {
+			return refuse("--tenant-mount", "needs --auth: the tenant comes from the verified token")
+		}
+		if len(s.Mounts) > 0 || s.rootGiven {
+			return refuse("--tenant-mount", "cannot be combined with --mount or --root: each tenant's namespace is made of the tenant mounts")
+		}
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {
@@ -382,6 +459,22 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
+		{name: "stateful", usage: "keep MCP sessions in this process (server-to-client streams, per-session --require-read); default: stateless, any replica answers any request", value: boolValue{&s.Stateful}, only: []string{"serve"}},
+		{name: "auth", arg: "KIND", usage: "authenticate HTTP callers: jwt (--oidc-*) or tokens (--token-file); without it --http binds only loopback", value: choiceValue{&s.Auth, []string{"jwt", "tokens"}}, only: []string{"serve"}},
+		{name: "oidc-issuer", arg: "URL", usage: "the JWT issuer (its OIDC discovery gives the key set unless --oidc-jwks)", value: stringValue{&s.OIDCIssuer}, only: []string{"serve"}},
+		{name: "oidc-jwks", arg: "URL", usage: "the issuer's JWKS URL, skipping discovery", value: stringValue{&s.OIDCJWKS}, only: []string{"serve"}},
+		{name: "oidc-audience", arg: "AUD", usage: "the audience a JWT must name (required with --auth jwt)", value: stringValue{&s.OIDCAudience}, only: []string{"serve"}},
+		{name: "oidc-alg", arg: "ALG", usage: "accept only this JWT signature algorithm (repeatable; default: every asymmetric one)", value: listValue{&s.OIDCAlgs, checkNotEmpty, mark()}, only: []string{"serve"}},
+		{name: "tenant-claim", arg: "CLAIM", usage: "the JWT claim naming the tenant (default sub)", value: stringValue{&s.TenantClaim}, only: []string{"serve"}},
+		{name: "scope-claim", arg: "CLAIM", usage: "the JWT claim holding the scopes (default scope, then scp)", value: stringValue{&s.ScopeClaim}, only: []string{"serve"}},
+		{name: "token-file", arg: "FILE", usage: "static tokens (SHA-256 hashes, tenant and scopes each) for --auth tokens; reloaded on SIGHUP", value: stringValue{&s.TokenFile}, only: []string{"serve"}},
+		{name: "resource-url", arg: "URL", usage: "the public URL of /mcp, announced in the protected-resource metadata (default: from the listener)", value: stringValue{&s.ResourceURL}, only: []string{"serve"}},
+		{name: "tls-cert", arg: "FILE", usage: "serve HTTPS with this certificate (with --tls-key)", value: stringValue{&s.TLSCert}, only: []string{"serve"}},
+		{name: "tls-key", arg: "FILE", usage: "the private key of --tls-cert", value: stringValue{&s.TLSKey}, only: []string{"serve"}},
+		{name: "tenant-mount", arg: "NAME=SPEC", usage: "mount SPEC, with {tenant} replaced by the caller's tenant, at /NAME of each tenant's namespace (repeatable; needs --auth)", value: listValue{&s.TenantMounts, checkTenantMount, mark()}, only: []string{"serve"}},
+		{name: "tenant-cache", arg: "N", usage: "keep the namespaces of the N most recent tenants open (default 1000)", value: intValue{&s.TenantCache, 1}, only: []string{"serve"}},
+		{name: "audit", arg: "FILE", usage: "append a hash-chained JSON line per changing call to FILE (- for stdout); check it with fencefs audit verify", value: stringValue{&s.Audit}, only: []string{"serve"}},
+		{name: "audit-reads", usage: "audit the reading calls too", value: boolValue{&s.AuditReads}, only: []string{"serve"}},
 	}
 }
 

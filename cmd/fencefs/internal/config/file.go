@@ -65,8 +65,13 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 	if err != nil {
 		return &Error{Where: at(file, v), Setting: key, Err: err}
 	}
-	if name == "root" {
+	switch name {
+	case "root", "token-file", "tls-cert", "tls-key":
 		values[0] = fromFile(file, values[0])
+	case "audit":
+		if values[0] != "-" {
+			values[0] = fromFile(file, values[0])
+		}
 	}
 	if name == "tools" {
 		values = []string{strings.Join(values, ",")}
@@ -160,7 +165,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 
 // isList reports whether the setting takes a YAML list.
 func isList(name string) bool {
-	return slices.Contains([]string{"allow", "deny", "protect", "tools", "skills"}, name)
+	return slices.Contains([]string{"allow", "deny", "protect", "tools", "skills", "oidc-alg", "tenant-mount"}, name)
 }
 
 func at(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d", file, n.Line) }

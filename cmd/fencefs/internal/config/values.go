@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/policy"
+	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -326,3 +327,58 @@ type namedError struct {
 
 func (e *namedError) Error() string { return e.label + ": " + e.err.Error() }
 func (e *namedError) Unwrap() error { return e.err }
+
+// choiceValue is one of a fixed set of words.
+type choiceValue struct {
+	p       *string
+	choices []string
+}
+
+func (v choiceValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v choiceValue) Set(s string) error {
+	if !slices.Contains(v.choices, s) {
+		return fmt.Errorf("%q is not one of %s", s, strings.Join(v.choices, ", "))
+	}
+	*v.p = s
+	return nil
+}
+
+// checkTenantMount checks a --tenant-mount NAME=SPEC: the name as a
+// mount's, the template's placeholders, and the spec as it expands for a
+// tenant, so a mistake is refused at start-up rather than at a tenant's
+// first request.
+func checkTenantMount(s string) error {
+	name, spec, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("%q is not NAME=SPEC", s)
+	}
+	if !validMountName(name) {
+		return fmt.Errorf("mount %q: the name must be 1 to %d ASCII letters, digits, '-', '_' and '.', and not . or ..", name, maxMountName)
+	}
+	t, err := tenant.ParseTemplate(spec)
+	if err != nil {
+		return fmt.Errorf("mount %q: %w", name, err)
+	}
+	expanded, err := t.Expand("t")
+	if err == nil {
+		_, err = ParseMountSpec(expanded)
+	}
+	if err != nil {
+		return fmt.Errorf("mount %q: %w", name, err)
+	}
+	return nil
+}
+
+// SplitTenantMount splits a checked --tenant-mount into its name and
+// template.
+func SplitTenantMount(s string) (string, tenant.Template, error) {
+	name, spec, _ := strings.Cut(s, "=")
+	t, err := tenant.ParseTemplate(spec)
+	return name, t, err
+}

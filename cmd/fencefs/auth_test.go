@@ -1,0 +1,257 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// issuer is an OIDC token issuer on 127.0.0.1 with a real JWKS, signing
+// real ES256 tokens.
+type issuer struct {
+	url string
+	key *ecdsa.PrivateKey
+	kid string
+	aud string
+}
+
+func newIssuer(t *testing.T) *issuer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss := &issuer{key: key, kid: "k1", aud: "https://files.example/mcp"}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	iss.url = srv.URL
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": srv.URL, "jwks_uri": srv.URL + "/jwks",
+			"id_token_signing_alg_values_supported": []string{"ES256"}})
+	})
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: iss.kid, Algorithm: "ES256", Use: "sig"}}})
+	})
+	return iss
+}
+
+// claims are the claims of a token; zero fields get good defaults.
+type claims struct {
+	sub, aud, scope string
+	exp             time.Time
+}
+
+// sign returns a token signed with key (the issuer's when nil).
+func (iss *issuer) sign(t *testing.T, c claims, key *ecdsa.PrivateKey) string {
+	t.Helper()
+	if key == nil {
+		key = iss.key
+	}
+	if c.aud == "" {
+		c.aud = iss.aud
+	}
+	if c.exp.IsZero() {
+		c.exp = time.Now().Add(time.Hour)
+	}
+	if c.scope == "" {
+		c.scope = "files:read files:write"
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", iss.kid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(signer).Claims(map[string]any{"iss": iss.url, "sub": c.sub, "aud": c.aud,
+		"exp": c.exp.Unix(), "iat": time.Now().Add(-time.Minute).Unix(), "scope": c.scope}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// unsigned returns a token with alg none and the given signature part.
+func (iss *issuer) unsigned(sub, sig string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	head, _ := json.Marshal(map[string]string{"alg": "none", "typ": "JWT"})
+	body, _ := json.Marshal(map[string]any{"iss": iss.url, "sub": sub, "aud": iss.aud, "exp": time.Now().Add(time.Hour).Unix(), "scope": "files:read files:write"})
+	return enc(head) + "." + enc(body) + "." + sig
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectAs(t *testing.T, url, token, version string) (*mcp.ClientSession, error) {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{token}}}
+	return newClient().Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+}
+
+// post sends an MCP tools/list with token and returns the status and the
+// WWW-Authenticate header.
+func post(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
+}
+
+// startTenantServe starts serve --http with JWT auth from iss and one
+// tenant mount per tenant under base/tenants/{tenant}.
+func startTenantServe(t *testing.T, iss *issuer, base string, args ...string) *httpServe {
+	t.Helper()
+	for _, tn := range []string{"t1", "t2", "t10"} {
+		dir := filepath.Join(base, "tenants", tn)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "secret.txt"), "secret of "+tn+"\n")
+	}
+	return startServe(t, append([]string{"serve", "--http", "127.0.0.1:0", "--tools", allTools(),
+		"--auth", "jwt", "--oidc-issuer", iss.url, "--oidc-audience", iss.aud,
+		"--tenant-mount", "ws=local:" + filepath.Join(base, "tenants", "{tenant}")}, args...)...)
+}
+
+// TestServeHTTPAuth drives serve --http --auth jwt with the SDK client at
+// both transport protocol versions: refused tokens get 401, an unsafe
+// tenant claim 403, and each tenant sees only its own namespace.
+func TestServeHTTPAuth(t *testing.T) {
+	t.Parallel()
+	iss := newIssuer(t)
+	base := t.TempDir()
+	h := startTenantServe(t, iss, base)
+	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := iss.sign(t, claims{sub: "t1"}, nil)
+	for _, tc := range []struct {
+		name, token string
+		want        int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"garbage", "not-a-jwt", http.StatusUnauthorized},
+		{"forged", iss.sign(t, claims{sub: "t1"}, other), http.StatusUnauthorized},
+		{"expired", iss.sign(t, claims{sub: "t1", exp: time.Now().Add(-time.Hour)}, nil), http.StatusUnauthorized},
+		{"wrong audience", iss.sign(t, claims{sub: "t1", aud: "https://other.example/mcp"}, nil), http.StatusUnauthorized},
+		{"alg none", iss.unsigned("t1", ""), http.StatusUnauthorized},
+		{"alg none with a signature", iss.unsigned("t1", strings.Split(good, ".")[2]), http.StatusUnauthorized},
+		{"unsigned", strings.Join(strings.Split(good, ".")[:2], ".") + ".", http.StatusUnauthorized},
+		{"tenant ../t2", iss.sign(t, claims{sub: "../t2"}, nil), http.StatusForbidden},
+		{"tenant t1/x", iss.sign(t, claims{sub: "t1/x"}, nil), http.StatusForbidden},
+		{"no granted scope", iss.sign(t, claims{sub: "t1", scope: "email"}, nil), http.StatusForbidden},
+	} {
+		code, challenge := post(t, h.url, tc.token)
+		if code != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, code, tc.want)
+		}
+		if !strings.Contains(challenge, `resource_metadata="`) {
+			t.Errorf("%s: WWW-Authenticate %q names no resource metadata", tc.name, challenge)
+		}
+	}
+	// The metadata names the issuer.
+	resp, err := http.Get(strings.TrimSuffix(h.url, "/mcp") + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if !slices.Equal(meta.AuthorizationServers, []string{iss.url}) || meta.Resource != h.url {
+		t.Errorf("protected-resource metadata: %+v", meta)
+	}
+
+	for _, version := range []string{"2026-07-28", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			ctx := t.Context()
+			t1, err := connectAs(t, h.url, good, version)
+			if err != nil {
+				t.Fatalf("connect: %v\n%s", err, h.stderr.String())
+			}
+			defer t1.Close()
+			if got := t1.InitializeResult().ProtocolVersion; got != version {
+				t.Errorf("protocol %s, want %s", got, version)
+			}
+			if text := callOK(t, ctx, t1, "read_file", map[string]any{"path": "/ws/secret.txt"}); !strings.Contains(text, "secret of t1") {
+				t.Errorf("t1 reads %q", text)
+			}
+			for _, p := range []string{"/ws/../t2/secret.txt", "../t10/secret.txt", "/ws/../../tenants/t2/secret.txt", filepath.Join(base, "tenants", "t2", "secret.txt")} {
+				if text, isError := callTool(t, ctx, t1, "read_file", map[string]any{"path": p}); !isError || strings.Contains(text, "secret of") {
+					t.Errorf("t1 read %s: %q", p, text)
+				}
+			}
+			callOK(t, ctx, t1, "write_file", map[string]any{"path": "/ws/" + version + ".txt", "content": "x"})
+			if _, err := os.Stat(filepath.Join(base, "tenants", "t1", version+".txt")); err != nil {
+				t.Errorf("t1's write is not in t1's directory: %v", err)
+			}
+
+			reader, err := connectAs(t, h.url, iss.sign(t, claims{sub: "t2", scope: "files:read"}, nil), version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reader.Close()
+			list, err := reader.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range list.Tools {
+				if tool.Name == "write_file" {
+					t.Errorf("files:read offers write_file")
+				}
+			}
+			if text := callOK(t, ctx, reader, "read_file", map[string]any{"path": "/ws/secret.txt"}); !strings.Contains(text, "secret of t2") {
+				t.Errorf("t2 reads %q", text)
+			}
+		})
+	}
+}
+
+// TestServeHTTPLoopbackOnly: without --auth, serve --http refuses an
+// address that is not loopback.
+func TestServeHTTPLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0"} {
+		out, err := exec.Command(binary, "serve", "--root", f.root, "--http", addr).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "without --auth the server binds only a loopback address") {
+			t.Errorf("--http %s without --auth: %v\n%s", addr, err, out)
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/tenant"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// servers serves one namespace: one MCP server per tool list, built on
+// first use, since tokens of one tenant may carry different scopes.
+type servers struct {
+	ns      *namespace
+	s       *config.Settings
+	offered []string
+	build   serverBuilder
+
+	mu     sync.Mutex
+	byList map[string]*mcp.Server
+}
+
+// serverBuilder makes the MCP server of a tool set over the namespace
+// the settings describe.
+type serverBuilder func(*tools.Set, *config.Settings) *mcp.Server
+
+func newServers(ns *namespace, s *config.Settings, build serverBuilder) *servers {
+	var offered []string
+	for _, t := range ns.set.Tools() {
+		offered = append(offered, t.Name)
+	}
+	return &servers{ns: ns, s: s, offered: offered, build: build, byList: map[string]*mcp.Server{}}
+}
+
+// server returns the server offering list (nil: every configured tool).
+// A new stateful session gets a tool set of its own, so that what one
+// agent read does not count as read for another (--require-read).
+func (v *servers) server(list []string, newSession bool) (*mcp.Server, error) {
+	if list == nil {
+		list = v.offered
+	}
+	key := strings.Join(list, ",")
+	if !newSession {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if srv := v.byList[key]; srv != nil {
+			return srv, nil
+		}
+	}
+	opts := v.ns.opts
+	opts.Tools = slices.Clone(list)
+	if hashGuard(v.s) {
+		// Reads remembered by one replica would refuse the writes that
+		// reach another; the expected_hash the read returned stands in.
+		opts.RequireRead = false
+	}
+	set, err := tools.New(v.ns.b, opts)
+	if err != nil {
+		return nil, err
+	}
+	srv := v.build(set, v.s)
+	if !newSession {
+		v.byList[key] = srv
+	}
+	return srv, nil
+}
+
+// httpAuth is the authentication of serve --http: the verifier, the
+// scopes' grants and the protected-resource metadata.
+type httpAuth struct {
+	verifier tenant.Verifier
+	grants   *tenant.Grants
+	// reload, when set, reloads the static token file (SIGHUP).
+	reload func() error
+}
+
+// newHTTPAuth builds the verifier --auth names; nil without --auth.
+func newHTTPAuth(ctx context.Context, s *config.Settings) (*httpAuth, error) {
+	a := &httpAuth{grants: tenant.DefaultGrants()}
+	switch s.Auth {
+	case "":
+		return nil, nil
+	case "jwt":
+		v, err := tenant.NewJWT(ctx, tenant.JWTConfig{
+			Issuer:      s.OIDCIssuer,
+			JWKSURL:     s.OIDCJWKS,
+			Audience:    s.OIDCAudience,
+			Algorithms:  s.OIDCAlgs,
+			TenantClaim: s.TenantClaim,
+			ScopeClaim:  s.ScopeClaim,
+			HTTPClient:  &http.Client{Timeout: s.StorageTimeout},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--auth jwt: %w", err)
+		}
+		a.verifier = v
+	case "tokens":
+		v, err := tenant.NewStatic(s.TokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		a.verifier, a.reload = v, v.Reload
+	}
+	return a, nil
+}
+
+// reloadOnHangup reloads the token file on each SIGHUP until ctx ends; a
+// file that fails to load keeps the tokens already loaded.
+func (a *httpAuth) reloadOnHangup(ctx context.Context, logger *slog.Logger) {
+	if a == nil || a.reload == nil {
+		return
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := a.reload(); err != nil {
+					logger.Error("reloading the token file: the tokens loaded before stay", "error", err)
+				} else {
+					logger.Info("reloaded the token file")
+				}
+			}
+		}
+	}()
+}
+
+// toolList returns the tools the caller of ctx may use out of offered;
+// nil without authentication (every configured tool).
+func (a *httpAuth) toolList(ctx context.Context, offered []string) []string {
+	if a == nil {
+		return nil
+	}
+	id, err := tenant.FromContext(ctx)
+	if err != nil {
+		return []string{} // not reached: Middleware let no such request through
+	}
+	return a.grants.Tools(id.Scopes, offered)
+}
+
+// metadataPath is where RFC 9728 puts the metadata of the resource /mcp.
+const metadataPath = "/.well-known/oauth-protected-resource/mcp"
+
+// handle wraps the MCP handler with the bearer-token check, and serves the
+// protected-resource metadata, so that an OAuth client learns from a 401
+// where to get a token.
+func (a *httpAuth) handle(mux *http.ServeMux, mcpHandler http.Handler, s *config.Settings, base string) http.Handler {
+	resource := s.ResourceURL
+	if resource == "" {
+		resource = base + "/mcp"
+	}
+	meta := &oauthex.ProtectedResourceMetadata{
+		Resource:               resource,
+		ScopesSupported:        a.grants.Scopes(),
+		BearerMethodsSupported: []string{"header"},
+	}
+	if s.Auth == "jwt" {
+		meta.AuthorizationServers = []string{s.OIDCIssuer}
+	}
+	metaURL := strings.TrimSuffix(resource, "/mcp") + metadataPath
+	mh := auth.ProtectedResourceMetadataHandler(meta)
+	mux.Handle(metadataPath, mh)
+	mux.Handle("/.well-known/oauth-protected-resource", mh)
+	return tenant.Middleware(a.verifier, &tenant.MiddlewareOptions{
+		ResourceMetadataURL: metaURL,
+		Grants:              a.grants,
+		ClockSkew:           30 * time.Second,
+	})(mcpHandler)
+}
+
+// checkListenAddr refuses, without --auth, an address other than loopback:
+// anyone who can reach the port could use the tools.
+func checkListenAddr(addr net.Addr, s *config.Settings) error {
+	if s.Auth != "" {
+		return nil
+	}
+	host, _, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--http %s: without --auth the server binds only a loopback address (127.0.0.1, [::1]): anyone who can reach %s could use the tools; add --auth jwt or --auth tokens", s.HTTP, host)
+}
+
+// tenantServers opens each tenant's namespace from the --tenant-mount
+// templates on its first request, and keeps the most recent ones open.
+func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder) (*tenant.Cache[tenant.ID, *servers], error) {
+	type tmpl struct {
+		name string
+		t    tenant.Template
+	}
+	var templates []tmpl
+	for _, tm := range s.TenantMounts {
+		name, t, err := config.SplitTenantMount(tm)
+		if err != nil {
+			return nil, fmt.Errorf("--tenant-mount %s: %w", tm, err)
+		}
+		templates = append(templates, tmpl{name, t})
+	}
+	return tenant.NewCache(tenant.CacheOptions[tenant.ID, *servers]{
+		Size: s.TenantCache,
+		Build: func(ctx context.Context, id tenant.ID) (*servers, error) {
+			ts := *s
+			ts.Mounts = nil
+			for _, tm := range templates {
+				spec, err := tm.t.Expand(id)
+				if err != nil {
+					return nil, err
+				}
+				ms, err := config.ParseMountSpec(spec)
+				if err != nil {
+					return nil, fmt.Errorf("mount %q: %w", tm.name, err)
+				}
+				ts.Mounts = append(ts.Mounts, config.Mount{Name: tm.name, Spec: ms})
+			}
+			slices.SortFunc(ts.Mounts, func(a, b config.Mount) int { return strings.Compare(a.Name, b.Name) })
+			ns, err := openNamespace(ctx, &ts, logger.With("tenant", string(id)))
+			if err != nil {
+				logger.Error("opening a tenant's namespace", "tenant", string(id), "error", err)
+				return nil, errors.New("its storage could not be opened")
+			}
+			return newServers(ns, &ts, build), nil
+		},
+		OnEvict: func(_ tenant.ID, v *servers) { v.ns.Close() },
+	})
+}
+
+// hashGuard reports whether --require-read is enforced by expected_hash:
+// stateless HTTP, where the requests of one agent may reach different
+// replicas and no replica can remember what the agent read.
+func hashGuard(s *config.Settings) bool {
+	return s.RequireRead && s.HTTP != "" && !s.Stateful
+}
+
+// requireHash wraps the handler of write_file and edit_file under
+// hashGuard: a change to an existing file must carry the expected_hash of
+// the read it is based on, which the storage then checks. probe is a
+// file_info tool over the same namespace, or nil when the caller may not
+// use it: then every write_file needs expected_hash (fail closed).
+func requireHash(name string, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+	if name != "write_file" && name != "edit_file" {
+		return next
+	}
+	refuse := func(msg string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Path         string  `json:"path"`
+			ExpectedHash *string `json:"expected_hash"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil || args.ExpectedHash != nil || args.Path == "" {
+			return next(ctx, req) // the tool itself refuses bad arguments
+		}
+		if name == "edit_file" {
+			return refuse(fmt.Sprintf("'%s': pass expected_hash from your read_file of it (this server requires reading a file before changing it).", args.Path)), nil
+		}
+		if probe == nil {
+			return refuse(fmt.Sprintf("'%s': pass expected_hash from your read_file of it (this server requires reading a file before changing it).", args.Path)), nil
+		}
+		raw, _ := json.Marshal(map[string]string{"path": args.Path})
+		_, err := probe.Call(ctx, raw)
+		switch {
+		case err == nil:
+			return refuse(fmt.Sprintf("'%s' exists: read it with read_file and pass the expected_hash it returned (this server requires reading a file before changing it).", args.Path)), nil
+		case strings.HasPrefix(tools.Message(err), "Path not found"):
+			return next(ctx, req)
+		default:
+			return refuse(tools.Message(err)), nil
+		}
+	}
+}
