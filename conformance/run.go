@@ -12,8 +12,12 @@
 // and by the optional interfaces it implements; a test that does not apply
 // is skipped with a message naming the capability, so `go test -v` shows
 // exactly what ran. Optional harness abilities ([Symlinker],
-// [SpecialFileMaker], [RawLister], [Chmoder], [Seeder]) unlock the tests
-// that need storage to be arranged or inspected behind the backend's back.
+// [SpecialFileMaker], [RawLister], [Chmoder], [Seeder], [Reopener]) unlock
+// the tests that need storage to be arranged or inspected behind the
+// backend's back, or a second backend over it; a check a missing ability
+// rules out is a visible skip too. [RunOptions.ExpectedSkips] names the
+// skips a run expects, so that any other fails it, and
+// [RunOptions.RequireAbilities] the abilities it must not lose.
 //
 // Where the contract leaves a choice, the suite accepts every reasonable
 // answer: a read of a path that goes through a file may report
