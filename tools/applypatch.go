@@ -546,10 +546,3 @@ func (op *patchOp) dstOrSrc() string {
 	}
 	return op.src.resolved
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -186,7 +186,7 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 	if n == 0 {
 		return "Deleted directory: " + t.display, nil
 	}
-	return fmt.Sprintf("Deleted directory: %s (%d entries)", t.display, n), nil
+	return fmt.Sprintf("Deleted directory: %s (%s)", t.display, count(n, "entry", "entries")), nil
 }
 
 // checkTree walks the tree below dir, the directory of the tool target t,

@@ -77,7 +77,7 @@ func (s *Set) listLine(we walkEntry) string {
 	case we.Info.Size < 0:
 		return name + "  (size unknown)"
 	}
-	return fmt.Sprintf("%s  (%s)", name, count(we.Info.Size, "byte", "bytes"))
+	return fmt.Sprintf("%s  (%d %s)", name, we.Info.Size, plural(we.Info.Size, "byte", "bytes"))
 }
 
 // listErr maps the errors of listing a directory.

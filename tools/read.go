@@ -402,9 +402,9 @@ func (c *collector) finish() {
 // formatRead renders read_file's result: header, numbered lines and the
 // continuation hint, shrunk to fit MaxReadChars on a complete line.
 func (s *Set) formatRead(display string, scan *scanResult, win window) string {
-	header := fmt.Sprintf("[%s | %s | hash:%s]\n", display, count(scan.lines, "line", "lines"), shortHash(scan.hash))
+	header := fmt.Sprintf("[%s | %d %s | hash:%s]\n", display, scan.lines, plural(scan.lines, "line", "lines"), shortHash(scan.hash))
 	if s.opts.NoContentHashes {
-		header = fmt.Sprintf("[%s | %s]\n", display, count(scan.lines, "line", "lines"))
+		header = fmt.Sprintf("[%s | %d %s]\n", display, scan.lines, plural(scan.lines, "line", "lines"))
 	}
 	if scan.lines == 0 {
 		return header + "(empty file)\n"

@@ -137,8 +137,14 @@ func (c *runeCounter) total() int {
 // count returns n and the noun in the form its number takes: "1 line",
 // "2 lines", "0 lines".
 func count[N ~int | ~int64](n N, one, many string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + plural(n, one, many)
+}
+
+// plural returns the form of a noun that follows the number n; it
+// allocates nothing, for the texts every call prints ("%d %s").
+func plural[N ~int | ~int64](n N, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return strconv.FormatInt(int64(n), 10) + " " + many
+	return many
 }

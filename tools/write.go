@@ -78,7 +78,8 @@ func (s *Set) writeFile(ctx context.Context, raw json.RawMessage) (string, error
 	h := hashBytes(c.data)
 	s.guard.remember(t.resolved, h)
 	s.emit(ctx, FileWritten{Path: s.canonical(t.resolved), ContentHash: h})
-	res := fmt.Sprintf("Wrote %s (%s) to %s.", count(utf8.RuneCountInString(content), "char", "chars"), count(countLines(content), "line", "lines"), p)
+	runes, lines := utf8.RuneCountInString(content), countLines(content)
+	res := fmt.Sprintf("Wrote %d %s (%d %s) to %s.", runes, plural(runes, "char", "chars"), lines, plural(lines, "line", "lines"), p)
 	if !s.opts.NoContentHashes {
 		res += fmt.Sprintf(" [hash:%s]", shortHash(h))
 	}
