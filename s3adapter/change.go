@@ -19,7 +19,8 @@ import (
 )
 
 // MaxCopyPartSize is the largest part of a multipart copy, and so the
-// largest object one CopyObject request copies (S3's limit).
+// largest object one CopyObject request copies (S3's limit); the default
+// of Options.CopyPartSize.
 const MaxCopyPartSize = 5 << 30
 
 // deleteBatchSize is the most keys one DeleteObjects request takes.
@@ -187,7 +188,7 @@ func cmp(a, b error) error {
 // Copy copies the object from to to on the server, without the bytes
 // passing through the client. The source must still have the ETag that
 // was checked (x-amz-copy-source-if-match). Without a target precondition
-// this is one CopyObject (a multipart copy above MaxCopyPartSize). With
+// this is one CopyObject (a multipart copy above Options.CopyPartSize). With
 // one, it is a multipart copy whose completion carries If-None-Match or
 // If-Match, the conditional commit writes use, because servers honour
 // those on CompleteMultipartUpload where some ignore them on CopyObject.
@@ -243,7 +244,7 @@ func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, p
 	if err != nil {
 		return err
 	}
-	if pre.IsZero() && src.size <= MaxCopyPartSize {
+	if pre.IsZero() && src.size <= f.opts.CopyPartSize {
 		_, err := f.client.CopyObject(ctx, &s3.CopyObjectInput{
 			Bucket:            &f.bucket,
 			Key:               aws.String(f.key(to)),
@@ -276,7 +277,7 @@ func (f *FS) targetCondition(ctx context.Context, op, to string, pre backend.Pre
 	return etag, nil, err
 }
 
-// multipartCopy copies src in parts of at most MaxCopyPartSize and
+// multipartCopy copies src in parts of Options.CopyPartSize and
 // completes the upload under the target's condition; a failure aborts it.
 func (f *FS) multipartCopy(ctx context.Context, op, from, to string, src object, ifMatch string, ifNoneMatch *string, pre backend.Precondition) error {
 	key := aws.String(f.key(to))
@@ -293,7 +294,8 @@ func (f *FS) multipartCopy(ctx context.Context, op, from, to string, src object,
 		}
 	}()
 	var parts []types.CompletedPart
-	for n, off := int32(1), int64(0); off < src.size || n == 1; n, off = n+1, off+MaxCopyPartSize {
+	size := f.opts.CopyPartSize
+	for n, off := int32(1), int64(0); off < src.size || n == 1; n, off = n+1, off+size {
 		in := &s3.UploadPartCopyInput{
 			Bucket:            &f.bucket,
 			Key:               key,
@@ -302,8 +304,8 @@ func (f *FS) multipartCopy(ctx context.Context, op, from, to string, src object,
 			CopySource:        aws.String(f.copySource(from)),
 			CopySourceIfMatch: optional(src.etag),
 		}
-		if src.size > MaxCopyPartSize {
-			in.CopySourceRange = aws.String(fmt.Sprintf("bytes=%d-%d", off, min(off+MaxCopyPartSize, src.size)-1))
+		if src.size > size {
+			in.CopySourceRange = aws.String(fmt.Sprintf("bytes=%d-%d", off, min(off+size, src.size)-1))
 		}
 		out, err := f.client.UploadPartCopy(ctx, in)
 		if err != nil {
@@ -439,7 +441,7 @@ func (f *FS) copyKey(ctx context.Context, from, to string, src object) error {
 	if dir, ok := strings.CutSuffix(to, "/"); ok {
 		return f.putMarkers(ctx, dir, []string{dir})
 	}
-	if src.size > MaxCopyPartSize {
+	if src.size > f.opts.CopyPartSize {
 		return f.multipartCopy(ctx, "rename", from, to, src, "", nil, backend.Precondition{})
 	}
 	_, err := f.client.CopyObject(ctx, &s3.CopyObjectInput{

@@ -103,15 +103,19 @@ func TestConformanceReadOnly(t *testing.T) {
 
 // counter counts the HTTP requests an S3 client sends.
 type counter struct {
-	inner s3.HTTPClient
-	all   atomic.Int64
-	lists atomic.Int64
+	inner   s3.HTTPClient
+	all     atomic.Int64
+	lists   atomic.Int64
+	deletes atomic.Int64 // DeleteObjects batches
 }
 
 func (c *counter) Do(r *http.Request) (*http.Response, error) {
 	c.all.Add(1)
 	if r.Method == http.MethodGet && r.URL.Query().Get("list-type") == "2" {
 		c.lists.Add(1)
+	}
+	if r.Method == http.MethodPost && r.URL.Query().Has("delete") {
+		c.deletes.Add(1)
 	}
 	return c.inner.Do(r)
 }
@@ -120,6 +124,7 @@ func (c *counter) Do(r *http.Request) (*http.Response, error) {
 func (c *counter) reset() {
 	c.all.Store(0)
 	c.lists.Store(0)
+	c.deletes.Store(0)
 }
 
 // countedBackend opens a backend whose requests are counted.

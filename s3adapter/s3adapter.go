@@ -92,13 +92,20 @@ type Options struct {
 	// abandoned multipart upload (the server may be restarting); 0 means
 	// DefaultAbortTimeout.
 	AbortTimeout time.Duration
+	// CopyPartSize is the part size of a multipart copy (a copy with a
+	// target precondition, or of an object larger than one part); 0 means
+	// MaxCopyPartSize. AWS S3 takes parts of 5 MiB to 5 GiB.
+	CopyPartSize int64
 	// ReadOnly makes every write fail with backend.ErrReadOnly.
 	ReadOnly bool
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.PartSize < 0 || o.MultipartThreshold < 0 || o.AbortTimeout < 0 {
-		return o, errors.New("s3adapter: negative PartSize, MultipartThreshold or AbortTimeout")
+	if o.PartSize < 0 || o.MultipartThreshold < 0 || o.AbortTimeout < 0 || o.CopyPartSize < 0 {
+		return o, errors.New("s3adapter: negative PartSize, MultipartThreshold, AbortTimeout or CopyPartSize")
+	}
+	if o.CopyPartSize == 0 || o.CopyPartSize > MaxCopyPartSize {
+		o.CopyPartSize = MaxCopyPartSize
 	}
 	if o.PartSize == 0 {
 		o.PartSize = DefaultPartSize
