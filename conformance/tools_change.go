@@ -94,6 +94,8 @@ func (s *toolSuite) testDeleteDirectory(t *testing.T) {
 	e.wantContent("d/sub/b.txt", "b")
 	e.want(ts, "delete_file", args{"path": "d", "recursive": true}, "Deleted directory: d (4 entries)")
 	e.wantAbsent("d")
+	e.put("one/a.txt", "a")
+	e.want(ts, "delete_file", args{"path": "one", "recursive": true}, "Deleted directory: one (1 entry)")
 	e.wantContent("keep.txt", "k")
 }
 
