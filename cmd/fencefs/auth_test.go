@@ -12,14 +12,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tenant"
 )
 
 // issuer is an OIDC token issuer on 127.0.0.1 with a real JWKS, signing
@@ -153,7 +157,8 @@ func TestServeHTTPAuth(t *testing.T) {
 	t.Parallel()
 	iss := newIssuer(t)
 	base := t.TempDir()
-	h := startTenantServe(t, iss, base)
+	auditFile := filepath.Join(base, "audit.jsonl")
+	h := startTenantServe(t, iss, base, "--audit", auditFile)
 	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +246,38 @@ func TestServeHTTPAuth(t *testing.T) {
 			}
 		})
 	}
+	checkAudit(t, auditFile)
+	for _, p := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(strings.TrimSuffix(h.url, "/mcp") + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %s", p, resp.Status)
+		}
+	}
+}
+
+// checkAudit verifies the audit log of a run with fencefs audit verify,
+// looks for a line of tenant t1's write, and checks that an edited copy
+// fails.
+func checkAudit(t *testing.T, file string) {
+	t.Helper()
+	out, err := exec.Command(binary, "audit", "verify", file).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "ok: ") {
+		t.Fatalf("audit verify: %v\n%s", err, out)
+	}
+	data := readFile(t, file)
+	if !strings.Contains(data, `"tenant":"t1"`) || !strings.Contains(data, `"tool":"write_file"`) {
+		t.Errorf("the audit log has no write of t1:\n%s", data)
+	}
+	tampered := filepath.Join(t.TempDir(), "tampered.jsonl")
+	writeFile(t, tampered, strings.Replace(data, `"tenant":"t1"`, `"tenant":"t2"`, 1))
+	out, err = exec.Command(binary, "audit", "verify", tampered).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "line ") {
+		t.Errorf("audit verify of an edited log: %v\n%s", err, out)
+	}
 }
 
 // TestServeHTTPLoopbackOnly: without --auth, serve --http refuses an
@@ -253,5 +290,78 @@ func TestServeHTTPLoopbackOnly(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), "without --auth the server binds only a loopback address") {
 			t.Errorf("--http %s without --auth: %v\n%s", addr, err, out)
 		}
+	}
+}
+
+// TestServeHTTPTokenFile serves --auth tokens: a token of the file is
+// accepted, and after the file changes and SIGHUP, only the new one.
+func TestServeHTTPTokenFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	file := filepath.Join(t.TempDir(), "tokens.yaml")
+	tokens := func(name, token string) string {
+		return "tokens:\n  - name: " + name + "\n    sha256: " + tenant.HashToken(token) + "\n    tenant: t1\n    scopes: [files:read]\n"
+	}
+	writeFile(t, file, tokens("old", "old-secret-token"))
+	h := startHTTPServe(t, f, "--auth", "tokens", "--token-file", file)
+	if code, _ := post(t, h.url, "old-secret-token"); code != http.StatusOK {
+		t.Fatalf("the file's token: %d", code)
+	}
+	if code, _ := post(t, h.url, "new-secret-token"); code != http.StatusUnauthorized {
+		t.Fatalf("a token not in the file: %d", code)
+	}
+	writeFile(t, file, tokens("new", "new-secret-token"))
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	h.waitLog(t, "reloaded the token file")
+	if code, _ := post(t, h.url, "old-secret-token"); code != http.StatusUnauthorized {
+		t.Errorf("a removed token after SIGHUP: %d", code)
+	}
+	cs, err := connectAs(t, h.url, "new-secret-token", "")
+	if err != nil {
+		t.Fatalf("the new token: %v", err)
+	}
+	defer cs.Close()
+	if text := callOK(t, t.Context(), cs, "read_file", map[string]any{"path": "a.txt"}); !strings.Contains(text, "hello") {
+		t.Errorf("read_file: %q", text)
+	}
+}
+
+// TestServeHTTPStatelessRequireRead: stateless, --require-read holds by
+// expected_hash, so it protects whichever replica a request reaches.
+func TestServeHTTPStatelessRequireRead(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	h := startHTTPServe(t, f, "--require-read")
+	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_file", map[string]any{"path": "a.txt", "content": "changed\n"}},
+		{"edit_file", map[string]any{"path": "a.txt", "old_string": "hello", "new_string": "bye"}},
+	} {
+		if text, isError := callTool(t, ctx, cs, tc.tool, tc.args); !isError || !strings.Contains(text, "expected_hash") {
+			t.Errorf("%s without expected_hash: %q, isError %v", tc.tool, text, isError)
+		}
+	}
+	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "hello\nworld\n" {
+		t.Fatalf("a.txt holds %q after refused changes", got)
+	}
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "new.txt", "content": "new\n"})
+	text := callOK(t, ctx, cs, "read_file", map[string]any{"path": "a.txt"})
+	m := regexp.MustCompile(`hash:([0-9a-f]+)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no hash in %q", text)
+	}
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "a.txt", "content": "changed\n", "expected_hash": m[1]})
+	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "changed\n" {
+		t.Fatalf("a.txt holds %q", got)
 	}
 }

@@ -118,6 +118,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	case "completion":
 		return completion(args, stdout, stderr)
+	case "audit":
+		return auditCommand(args, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		return help(args, stdout, stderr)
 	default:
@@ -153,6 +155,7 @@ Usage:
   fencefs call [flags] TOOL [JSON]  run one tool once (JSON from the argument or stdin)
   fencefs tools [flags]             print the configured tools and their JSON schemas
   fencefs skills [flags]            list the skills under the --skills roots, and any problems
+  fencefs audit verify FILE         check the hash chain of a --audit log
   fencefs version                   print the version, module and commit
   fencefs completion bash|zsh|fish  print a shell completion script
   fencefs help [TOPIC]              this help; TOPIC is a command, paths or patterns

@@ -61,7 +61,10 @@ func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger)
 	n.b = b
 	if err == nil {
 		n.opts = s.ToolOptions()
-		n.opts.OnEvent = func(ctx context.Context, ev tools.Event) { logEvent(ctx, logger, ev) }
+		n.opts.OnEvent = func(ctx context.Context, ev tools.Event) {
+			noteEvent(ctx, ev)
+			logEvent(ctx, logger, ev)
+		}
 		n.opts.Logger = logger
 		n.set, err = tools.New(b, n.opts)
 		if err != nil && s.Cwd != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/audit"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
@@ -30,8 +31,23 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	logger := newLogger(stderr, s.LogLevel)
+	auditLog, err := openAudit(s.Audit, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencefs: %v\n", err)
+		return exitFatal
+	}
+	if auditLog != nil {
+		defer func() {
+			logger.Info("audit log closed", "head", auditLog.Head())
+			auditLog.Close()
+		}()
+		if s.HTTP == "" && s.Audit == "-" {
+			fmt.Fprintln(stderr, "fencefs: --audit -: stdout carries the MCP protocol over stdio; name a file")
+			return exitFatal
+		}
+	}
 	if s.HTTP != "" {
-		if err := serveHTTPCommand(ctx, s, logger); err != nil {
+		if err := serveHTTPCommand(ctx, s, auditLog, logger); err != nil {
 			fmt.Fprintf(stderr, "fencefs: %v\n", err)
 			return exitFatal
 		}
@@ -43,7 +59,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	defer ns.Close()
-	build, err := serverBuilderFor(ctx, ns, s, logger)
+	build, err := serverBuilderFor(ctx, ns, s, auditLog, logger)
 	if err == nil {
 		err = serveStdio(ctx, build(ns.set, s), stdin, stdout, logger)
 	}
@@ -56,7 +72,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 
 // serverBuilderFor returns the builder of the MCP servers over ns: the
 // tools of a set, and the skills of --skills as prompts.
-func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, logger *slog.Logger) (serverBuilder, error) {
+func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, auditLog *audit.Logger, logger *slog.Logger) (serverBuilder, error) {
 	var addPrompts func(*mcp.Server)
 	if len(s.Skills) > 0 {
 		loader, cat, err := discoverSkills(ctx, ns, s)
@@ -67,7 +83,7 @@ func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, lo
 		addPrompts = func(server *mcp.Server) { addSkillPrompts(server, loader, cat, logger) }
 	}
 	return func(set *tools.Set, s *config.Settings) *mcp.Server {
-		server := newServer(set, s, logger)
+		server := newServer(set, s, auditLog, logger)
 		if addPrompts != nil {
 			addPrompts(server)
 		}
@@ -78,7 +94,7 @@ func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, lo
 // serveHTTPCommand serves streamable HTTP: one namespace, or with
 // --tenant-mount one per tenant; with --auth every request carries a
 // verified token, and its scopes choose the tools.
-func serveHTTPCommand(ctx context.Context, s *config.Settings, logger *slog.Logger) error {
+func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.Logger, logger *slog.Logger) error {
 	a, err := newHTTPAuth(ctx, s)
 	if err != nil {
 		return err
@@ -87,9 +103,10 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, logger *slog.Logg
 	var (
 		single  *servers
 		tenants *tenant.Cache[tenant.ID, *servers]
+		ready   func(context.Context) error
 	)
 	if len(s.TenantMounts) > 0 {
-		build := func(set *tools.Set, ts *config.Settings) *mcp.Server { return newServer(set, ts, logger) }
+		build := func(set *tools.Set, ts *config.Settings) *mcp.Server { return newServer(set, ts, auditLog, logger) }
 		if len(s.Skills) > 0 {
 			return errors.New("--skills: not yet served with --tenant-mount")
 		}
@@ -104,11 +121,12 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, logger *slog.Logg
 			return err
 		}
 		defer ns.Close()
-		build, err := serverBuilderFor(ctx, ns, s, logger)
+		build, err := serverBuilderFor(ctx, ns, s, auditLog, logger)
 		if err != nil {
 			return err
 		}
 		single = newServers(ns, s, build)
+		ready = readiness(ns, s)
 		if a != nil {
 			logger.Warn("--auth without --tenant-mount: every authenticated caller shares one namespace")
 		}
@@ -132,15 +150,16 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, logger *slog.Logg
 			recordServer(req, server)
 		}
 		return server
-	}, tenants, a, s, logger)
+	}, tenants, a, ready, s, logger)
 }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// newServer registers every tool of the set on a new MCP server.
-func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Server {
+// newServer registers every tool of the set on a new MCP server; each call
+// is audited to auditLog when it is not nil.
+func newServer(set *tools.Set, s *config.Settings, auditLog *audit.Logger, logger *slog.Logger) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: readVersion().short()}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions(s),
@@ -153,6 +172,7 @@ func newServer(set *tools.Set, s *config.Settings, logger *slog.Logger) *mcp.Ser
 		if hashGuard(s) {
 			h = requireHash(t.Name, probe, h)
 		}
+		h = audited(auditLog, t, s.AuditReads, h)
 		server.AddTool(mcpTool(t), h)
 	}
 	return server
@@ -274,7 +294,7 @@ func (nopWriteCloser) Close() error { return nil }
 // through within s.HTTPTimeout, renewed before every write, so a client
 // that stops reading is dropped while a long call or an idle event stream
 // is not cut.
-func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, tenants *tenant.Cache[tenant.ID, *servers], a *httpAuth, s *config.Settings, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, tenants *tenant.Cache[tenant.ID, *servers], a *httpAuth, ready func(context.Context) error, s *config.Settings, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", s.HTTP)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
@@ -291,6 +311,7 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, t
 	var handler http.Handler = mcp.NewStreamableHTTPHandler(getServer,
 		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout, Stateless: !s.Stateful})
 	mux := http.NewServeMux()
+	health(mux, ready)
 	if s.Stateful {
 		limit := &sessionLimit{max: s.MaxSessions, logger: logger}
 		handler = limit.handler(handler)

@@ -290,3 +290,46 @@ func requireHash(name string, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolH
 		}
 	}
 }
+
+// readiness returns the check of /readyz for ns: every mount (or the
+// root) answers a file_info within the storage deadline.
+func readiness(ns *namespace, s *config.Settings) func(context.Context) error {
+	paths := []string{"."}
+	if len(s.Mounts) > 0 {
+		paths = nil
+		for _, m := range s.Mounts {
+			paths = append(paths, "/"+m.Name)
+		}
+	}
+	return func(ctx context.Context) error {
+		set, err := tools.New(ns.b, tools.Options{Tools: []string{"file_info"}, NoDefaultProtect: true})
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			cctx, cancel := context.WithTimeout(ctx, s.StorageTimeout)
+			raw, _ := json.Marshal(map[string]string{"path": p})
+			_, err := set.Call(cctx, "file_info", raw)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("%s: %s", p, tools.Message(err))
+			}
+		}
+		return nil
+	}
+}
+
+// health serves /healthz (the process answers) and /readyz (ready, when
+// set, passes).
+func health(mux *http.ServeMux, ready func(context.Context) error) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if ready != nil {
+			if err := ready(r.Context()); err != nil {
+				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		fmt.Fprintln(w, "ok")
+	})
+}
