@@ -68,13 +68,18 @@ func connect(t *testing.T, server *mcp.Server, copts *mcp.ClientOptions) *mcp.Cl
 // latest).
 func connectVersion(t *testing.T, server *mcp.Server, copts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
+	return connectClient(t, server, mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, copts), version)
+}
+
+// connectClient connects client to server.
+func connectClient(t *testing.T, server *mcp.Server, client *mcp.Client, version string) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, copts)
 	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
@@ -116,5 +121,17 @@ func structured(t *testing.T, res *mcp.CallToolResult, into any) {
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
 		t.Fatalf("structured content %s: %v", raw, err)
+	}
+}
+
+// mkdirWrite writes a file, making its directories.
+func (w *workspace) mkdirWrite(t *testing.T, name, data string) {
+	t.Helper()
+	p := filepath.Join(w.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// MaxResourceBytes caps the size of a file resources/read returns;
 	// 0 means DefaultMaxResourceBytes.
 	MaxResourceBytes int64
+	// Skills, when set, serves the skills it finds as prompts and as
+	// SEP-2640 resources, and declares the skills extension.
+	Skills *SkillSource
 	// ProgressInterval is how often a walk or search whose caller sent a
 	// progress token reports that it is still going; 0 means
 	// DefaultProgressInterval.
@@ -88,6 +91,9 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 		sopts.SubscribeHandler = h.subscribe
 		sopts.UnsubscribeHandler = h.unsubscribe
 	}
+	if opts.Skills != nil {
+		sopts.Capabilities.Extensions = map[string]any{SkillsExtension: map[string]any{}}
+	}
 	server := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
 	h.server = server
 	for _, t := range set.Tools() {
@@ -95,6 +101,9 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	}
 	if opts.Resources {
 		server.AddResourceTemplate(fileTemplate(), h.readResource)
+	}
+	if opts.Skills != nil {
+		opts.Skills.attach(server)
 	}
 	return server
 }

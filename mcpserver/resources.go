@@ -79,6 +79,14 @@ func (h *handlers) readResource(ctx context.Context, req *mcp.ReadResourceReques
 	if err != nil {
 		return nil, err
 	}
+	rc := contents(uri, name, data)
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+}
+
+// contents is the resource content of the file name: text when it is
+// UTF-8 without NUL bytes, a blob otherwise, with the MIME type its name
+// suggests.
+func contents(uri, name string, data []byte) *mcp.ResourceContents {
 	rc := &mcp.ResourceContents{URI: uri}
 	text := utf8.Valid(data) && !strings.ContainsRune(string(data), 0)
 	rc.MIMEType = mime.TypeByExtension(path.Ext(name))
@@ -93,7 +101,7 @@ func (h *handlers) readResource(ctx context.Context, req *mcp.ReadResourceReques
 	} else {
 		rc.Blob = data
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+	return rc
 }
 
 // complete answers completion/complete for the path of the file

@@ -1,0 +1,148 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/skills"
+	"github.com/fencefs/fencefs/tools"
+)
+
+type listParams struct {
+	mcp.ParamsBase
+}
+
+type listResult struct {
+	mcp.ResultBase
+	Skills []json.RawMessage `json:"skills"`
+}
+
+type getParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri"`
+}
+
+type getResult struct {
+	mcp.ResultBase
+	Skill struct {
+		URI         string         `json:"uri"`
+		Frontmatter map[string]any `json:"frontmatter"`
+		Resources   []struct {
+			URI    string `json:"uri"`
+			Digest string `json:"digest"`
+		} `json:"resources"`
+	} `json:"skill"`
+}
+
+const alphaSkill = "---\nname: alpha\ndescription: Does alpha things.\nlicense: MIT\n---\nRead ref/guide.md first.\n"
+
+// TestSkillResources: skills/list and skills/get give each skill's front
+// matter and every file with its digest, resources/read serves the files,
+// the skill is a prompt too, and a skill added on storage appears after a
+// refresh with list-changed notifications.
+func TestSkillResources(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{
+		"skills/alpha/SKILL.md":     alphaSkill,
+		"skills/alpha/ref/guide.md": "the guide\n",
+	})
+	b, err := local.New(w.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loader, err := skills.New(b, []string{"skills"}, skills.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	src, err := NewSkillSource(ctx, loader, w.set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan string, 10)
+	client := &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- "resources" },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { changed <- "prompts" },
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-host"}, client)
+	if err := mcp.AddSendingCustomMethod[*listParams, *listResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*getParams, *getResult](c, "skills/get"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, New(w.set, Options{Skills: src}), c, "")
+	if _, ok := cs.InitializeResult().Capabilities.Extensions[SkillsExtension]; !ok {
+		t.Errorf("capabilities %+v lack %s", cs.InitializeResult().Capabilities, SkillsExtension)
+	}
+	list := func() []json.RawMessage {
+		t.Helper()
+		res, err := mcp.CallCustomMethod[*listParams, *listResult](ctx, cs, "skills/list", &listParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Skills
+	}
+	if n := len(list()); n != 1 {
+		t.Fatalf("skills/list: %d skills, want 1", n)
+	}
+	get, err := mcp.CallCustomMethod[*getParams, *getResult](ctx, cs, "skills/get", &getParams{URI: "skill://alpha/SKILL.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := get.Skill
+	if sk.URI != "skill://alpha/SKILL.md" || sk.Frontmatter["name"] != "alpha" || sk.Frontmatter["license"] != "MIT" {
+		t.Errorf("skills/get: %+v", sk)
+	}
+	want := map[string]string{"skill://alpha/SKILL.md": "sha256:" + fullHash(alphaSkill), "skill://alpha/ref/guide.md": "sha256:" + fullHash("the guide\n")}
+	if len(sk.Resources) != len(want) {
+		t.Errorf("resources %+v, want %v", sk.Resources, want)
+	}
+	for _, r := range sk.Resources {
+		if want[r.URI] != r.Digest {
+			t.Errorf("resource %s digest %s, want %s", r.URI, r.Digest, want[r.URI])
+		}
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI})
+		if err != nil {
+			t.Fatalf("read %s: %v", r.URI, err)
+		}
+		if "sha256:"+fullHash(res.Contents[0].Text) != r.Digest {
+			t.Errorf("%s reads %q, which does not match its digest", r.URI, res.Contents[0].Text)
+		}
+	}
+	var werr *jsonrpc.Error
+	if _, err := mcp.CallCustomMethod[*getParams, *getResult](ctx, cs, "skills/get", &getParams{URI: "skill://nope/SKILL.md"}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("skills/get of an unknown skill: %v, want invalid params", err)
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "alpha"})
+	if err != nil || len(p.Messages) != 1 {
+		t.Fatalf("prompt alpha: %+v, %v", p, err)
+	}
+
+	// A new skill on storage.
+	w.mkdirWrite(t, "skills/beta/SKILL.md", "---\nname: beta\ndescription: Does beta things.\n---\nBody.\n")
+	if err := src.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	heard := map[string]bool{}
+	for !heard["resources"] || !heard["prompts"] {
+		select {
+		case what := <-changed:
+			heard[what] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("after 10s heard %v, want resource and prompt list changes", heard)
+		}
+	}
+	if n := len(list()); n != 2 {
+		t.Errorf("after the refresh skills/list has %d skills, want 2", n)
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "beta"}); err != nil {
+		t.Errorf("prompt beta: %v", err)
+	}
+}
