@@ -40,7 +40,7 @@ func (s *toolSuite) testReadHeader(t *testing.T) {
 	ts := e.tools(tools.Options{})
 	e.want(ts, "read_file", args{"path": "a.txt"}, readHeader("a.txt", 2, "Hello\nworld\n")+"     1\tHello\n     2\tworld\n")
 	// A body not ending in "\n" gets one; the path is shown as written.
-	e.want(ts, "read_file", args{"path": "./b.txt"}, readHeader("./b.txt", 2, "one\ntwo")+numbered(1, "one", "two"))
+	e.want(ts, "read_file", args{"path": "./b.txt"}, readHeaderNoted("./b.txt", 2, "one\ntwo", "no line break at the end of the file")+numbered(1, "one", "two"))
 	e.want(ts, "read_file", args{"path": "d/../d/c.txt"}, readHeader("d/../d/c.txt", 1, "tab\there\n")+numbered(1, "tab\there"))
 }
 
@@ -109,6 +109,12 @@ func (s *toolSuite) testReadBinary(t *testing.T) {
 	e.want(ts, "read_file", args{"path": "late.txt"}, readHeader("late.txt", 1, late)+numbered(1, strings.Repeat("a", 8192)+"\x00"))
 }
 
+// readHeaderNoted is read_file's header with the notes of what the lines
+// cannot show.
+func readHeaderNoted(path string, n int, data, notes string) string {
+	return strings.TrimSuffix(readHeader(path, n, data), "]\n") + " | " + notes + "]\n"
+}
+
 func (s *toolSuite) testReadCRLF(t *testing.T) {
 	e := s.setup(t)
 	data := "a\r\nb\rc\r\n\fd\u2028e\n"
@@ -116,7 +122,7 @@ func (s *toolSuite) testReadCRLF(t *testing.T) {
 	ts := e.tools(tools.Options{})
 	// Lines split on "\n" only: the "\r" stays on its line, and a lone
 	// "\r", "\f" or U+2028 is no line break.
-	e.want(ts, "read_file", args{"path": "c.txt"}, readHeader("c.txt", 3, data)+numbered(1, "a\r", "b\rc\r", "\fd\u2028e"))
+	e.want(ts, "read_file", args{"path": "c.txt"}, readHeaderNoted("c.txt", 3, data, "mixed line endings: 2 CRLF, 1 LF")+numbered(1, "a\r", "b\rc\r", "\fd\u2028e"))
 }
 
 func (s *toolSuite) testReadInvalidUTF8(t *testing.T) {
@@ -125,7 +131,7 @@ func (s *toolSuite) testReadInvalidUTF8(t *testing.T) {
 	e.put("l1.txt", data)
 	ts := e.tools(tools.Options{})
 	// One U+FFFD per invalid byte; the hash is of the raw bytes.
-	e.want(ts, "read_file", args{"path": "l1.txt"}, readHeader("l1.txt", 3, data)+numbered(1, "ok \ufffd\ufffd end", "caf\ufffd\ufffd", "fine"))
+	e.want(ts, "read_file", args{"path": "l1.txt"}, readHeaderNoted("l1.txt", 3, data, "not valid UTF-8: 4 invalid bytes, each shown as U+FFFD (\ufffd)")+numbered(1, "ok \ufffd\ufffd end", "caf\ufffd\ufffd", "fine"))
 }
 
 func (s *toolSuite) testReadMaxChars(t *testing.T) {

@@ -28,15 +28,16 @@ const (
 	deleteFile      = "delete_file"
 	moveFile        = "move_file"
 	copyFile        = "copy_file"
+	applyPatch      = "apply_patch"
 )
 
 // writeTools are the tools that change storage.
-var writeTools = []string{writeFile, editFile, createDirectory, deleteFile, moveFile, copyFile}
+var writeTools = []string{writeFile, editFile, createDirectory, deleteFile, moveFile, copyFile, applyPatch}
 
 // fileChangeTools are the tools that change a file and so refuse the
 // namespace root and a mount root, which are directories they may not
 // replace, remove or move.
-var fileChangeTools = []string{writeFile, editFile, deleteFile, moveFile, copyFile}
+var fileChangeTools = []string{writeFile, editFile, deleteFile, moveFile, copyFile, applyPatch}
 
 func isWrite(tool string) bool { return slices.Contains(writeTools, tool) }
 
@@ -76,8 +77,18 @@ func pathArgs(tool, p string) map[string]any {
 		return map[string]any{"source": p, "destination": "moved-by-the-suite.txt", "expected_hash": staleHash}
 	case copyFile:
 		return map[string]any{"source": "a.txt", "destination": p, "overwrite": true, "destination_hash": staleHash}
+	case applyPatch:
+		return map[string]any{"patch": "*** Begin Patch\n*** Update File: " + p + "\n@@\n-" + canaryPattern + "\n+PWNED\n*** End Patch\n"}
 	}
 	return map[string]any{"path": p}
+}
+
+// patchCanName reports whether a patch's file header can carry p: a
+// header ends at its line break and its path is trimmed, so a path with a
+// line break or surrounding whitespace names another path there (which
+// the other tools' cases cover).
+func patchCanName(p string) bool {
+	return !strings.ContainsAny(p, "\r\n") && strings.TrimSpace(p) == p && p != ""
 }
 
 // call runs one tool call with arguments args under the suite's timeout.
@@ -297,6 +308,9 @@ func (w *world) attackPaths(t *testing.T, s *tools.Set, cases []pathCase) {
 		p := w.expand(c.path)
 		caseBefore, wrote := state, false
 		for _, tool := range tools.AllTools() {
+			if tool == applyPatch && !patchCanName(p) {
+				continue
+			}
 			pr := probe{tool: tool, args: pathArgs(tool, p), echo: p, refuse: w.mustRefuse(c.e, tool, p), want: c.want}
 			if pr.want == "" {
 				pr.want = w.wantMessage(c.e)

@@ -28,24 +28,65 @@ func stripSpace(l string) string    { return stripTrailing(stripIndent(l)) }
 var straightQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u201f", `"`, "\u2033", `"`,
 	"\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'", "\u2032", "'")
 
-func straighten(l string) string { return straightQuotes.Replace(l) }
+func straighten(l string) string {
+	if !mayHaveCurly(l) {
+		return l
+	}
+	return straightQuotes.Replace(l)
+}
 
-func hasCurly(s string) bool { return straighten(s) != s }
-
-// normalize applies f to every line of s; linear in s.
-func normalize(s string, f lineNorm) string {
-	var b strings.Builder
-	b.Grow(len(s))
+// mayHaveCurly reports whether s holds a character straighten replaces,
+// all of which are U+2018-U+201F or U+2032-U+2033: E2 80 98-9F or
+// E2 80 B2-B3 in UTF-8. It looks for their lead byte, so a long line
+// costs a vectorised scan, not a decode per character.
+func mayHaveCurly(s string) bool {
 	for {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			b.WriteString(f(s))
-			return b.String()
+		i := strings.IndexByte(s, 0xE2)
+		if i < 0 || i+2 >= len(s) {
+			return false
 		}
-		b.WriteString(f(s[:i]))
-		b.WriteByte('\n')
+		if c := s[i+2]; s[i+1] == 0x80 && (c >= 0x98 && c <= 0x9F || c == 0xB2 || c == 0xB3) {
+			return true
+		}
 		s = s[i+1:]
 	}
+}
+
+func hasCurly(s string) bool { return mayHaveCurly(s) }
+
+// normalize applies f to every line of s; linear in s, and without a
+// copy when f changes no line (the common case for a large file).
+func normalize(s string, f lineNorm) string {
+	var b strings.Builder
+	copied := false
+	for pos := 0; ; {
+		end := strings.IndexByte(s[pos:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += pos
+		}
+		line := s[pos:end]
+		if n := f(line); n != line && !copied {
+			b.Grow(len(s))
+			b.WriteString(s[:pos])
+			copied = true
+		}
+		if copied {
+			b.WriteString(f(line))
+			if end < len(s) {
+				b.WriteByte('\n')
+			}
+		}
+		if end >= len(s) {
+			break
+		}
+		pos = end + 1
+	}
+	if !copied {
+		return s
+	}
+	return b.String()
 }
 
 // lineSpan is a range of 1-based lines, from first to last.
@@ -69,7 +110,8 @@ func spanOf(text string, start, n int) lineSpan {
 // normalised by f: the spans they cover and how many there are.
 func normMatches(ctx context.Context, text, old string, f lineNorm) (string, string, matches, error) {
 	nt, no := normalize(text, f), normalize(old, f)
-	if strings.TrimSpace(no) == "" {
+	if strings.TrimSpace(no) == "" || (nt == text && no == old) {
+		// Nothing changed: the exact search has answered already.
 		return nt, no, matches{}, nil
 	}
 	m, err := newPieceText(nt).find(ctx, no)

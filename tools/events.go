@@ -151,7 +151,7 @@ func (r *ChangeRequest) Cancelled() (reason string, ok bool) {
 
 // emit delivers ev to the OnEvent listener, if any.
 func (s *Set) emit(ctx context.Context, ev Event) {
-	if s.opts.OnEvent != nil {
+	if s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil {
 		s.opts.OnEvent(ctx, ev)
 	}
 	if fn := listenersOf(ctx).event; fn != nil {

@@ -50,7 +50,7 @@ func TestMountedNamespace(t *testing.T) {
 	wantEqual(t, ok(t, s, "edit_file", "path", "/tenant/sessions/s1/notes.md", "old_text", "b", "new_text", "c"),
 		"Edited /tenant/sessions/s1/notes.md (line 2). [hash:"+h12("a\r\nc\r\n")+"]")
 	wantEqual(t, ok(t, s, "read_file", "path", "sessions/s1/notes.md"),
-		"[sessions/s1/notes.md | 2 lines | hash:"+h12("a\r\nc\r\n")+"]\n     1\ta\r\n     2\tc\r\n")
+		"[sessions/s1/notes.md | 2 lines | hash:"+h12("a\r\nc\r\n")+" | CRLF line endings (each line's \\r is shown before its line break)]\n     1\ta\r\n     2\tc\r\n")
 	wantEqual(t, ok(t, s, "list_directory", "path", "/"), "/docs/\n/tenant/\n/work/")
 	wantEqual(t, ok(t, s, "list_directory", "path", "sessions/s1"), "/tenant/sessions/s1/notes.md  (6 bytes)")
 	wantEqual(t, ok(t, s, "file_info", "path", "../docs/guide.md"),

@@ -137,6 +137,11 @@ type Options struct {
 	// of runtime.NumCPU() processes. A grep waits for a slot until its
 	// context ends or RipgrepTimeout passes.
 	RipgrepSlots *RipgrepSlots
+	// NoUnicodePathMatch keeps a missing path missing: by default, when
+	// its directory holds exactly one entry with the same name in another
+	// Unicode normalization (NFC or NFD, as macOS names files), that entry
+	// is used and the result says so.
+	NoUnicodePathMatch bool
 }
 
 // normalize validates o and fills in the defaults.

@@ -169,6 +169,8 @@ type scanResult struct {
 	// firstLen is the length in characters of line offset+1, including
 	// its terminator.
 	firstLen int
+	// traits are what the header notes beside the lines.
+	traits textTraits
 }
 
 // hashingReader hashes and counts what is read through it.
@@ -224,6 +226,7 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 		}
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
+			res.traits.observe(chunk, atStart)
 			if atStart {
 				c.startLine()
 				atStart = false
@@ -245,6 +248,7 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 		c.endLine()
 	}
 	c.finish()
+	res.traits.finish()
 	res.complete = true
 	res.size = hr.n
 	res.lines = c.line
@@ -402,9 +406,9 @@ func (c *collector) finish() {
 // formatRead renders read_file's result: header, numbered lines and the
 // continuation hint, shrunk to fit MaxReadChars on a complete line.
 func (s *Set) formatRead(display string, scan *scanResult, win window) string {
-	header := fmt.Sprintf("[%s | %d %s | hash:%s]\n", display, scan.lines, plural(scan.lines, "line", "lines"), shortHash(scan.hash))
+	header := fmt.Sprintf("[%s | %d %s | hash:%s%s]\n", display, scan.lines, plural(scan.lines, "line", "lines"), shortHash(scan.hash), scan.traits.notes())
 	if s.opts.NoContentHashes {
-		header = fmt.Sprintf("[%s | %d %s]\n", display, scan.lines, plural(scan.lines, "line", "lines"))
+		header = fmt.Sprintf("[%s | %d %s%s]\n", display, scan.lines, plural(scan.lines, "line", "lines"), scan.traits.notes())
 	}
 	if scan.lines == 0 {
 		return header + "(empty file)\n"

@@ -35,7 +35,7 @@ func TestReadFile(t *testing.T) {
 		{"basic", "Hello\nWorld\n", Options{}, nil,
 			"[f.txt | 2 lines | hash:" + h12("Hello\nWorld\n") + "]\n     1\tHello\n     2\tWorld\n"},
 		{"no trailing newline gets one in the body", "a\nb", Options{}, nil,
-			"[f.txt | 2 lines | hash:" + h12("a\nb") + "]\n     1\ta\n     2\tb\n"},
+			"[f.txt | 2 lines | hash:" + h12("a\nb") + " | no line break at the end of the file]\n     1\ta\n     2\tb\n"},
 		{"empty file", "", Options{}, nil,
 			"[f.txt | 0 lines | hash:e3b0c44298fc]\n(empty file)\n"},
 		{"empty file ignores offset", "", Options{}, []any{"offset", 3},
@@ -53,15 +53,20 @@ func TestReadFile(t *testing.T) {
 		{"no hashes", "x\n", Options{NoContentHashes: true}, nil,
 			"[f.txt | 1 line]\n     1\tx\n"},
 		{"CRLF kept in the line", "a\r\nb\r\n", Options{}, nil,
-			"[f.txt | 2 lines | hash:" + h12("a\r\nb\r\n") + "]\n     1\ta\r\n     2\tb\r\n"},
+			"[f.txt | 2 lines | hash:" + h12("a\r\nb\r\n") + " | CRLF line endings (each line's \\r is shown before its line break)]\n     1\ta\r\n     2\tb\r\n"},
 		{"lone CR is not a line break", "a\rb\fc\u2028d\n", Options{}, nil,
 			"[f.txt | 1 line | hash:" + h12("a\rb\fc\u2028d\n") + "]\n     1\ta\rb\fc\u2028d\n"},
 		{"tabs preserved", "\tindented\n\t\tmore\n", Options{}, nil,
-			"[f.txt | 2 lines | hash:" + h12("\tindented\n\t\tmore\n") + "]\n     1\t\tindented\n     2\t\t\tmore\n"},
+			"[f.txt | 2 lines | hash:" + h12("\tindented\n\t\tmore\n") + " | indented with tabs (the tab after each line number is not part of the line)]\n     1\t\tindented\n     2\t\t\tmore\n"},
 		{"invalid UTF-8 one U+FFFD per byte", "a\xffb\xe2\x82\n", Options{}, nil,
-			"[f.txt | 1 line | hash:" + h12("a\xffb\xe2\x82\n") + "]\n     1\ta\uFFFDb\uFFFD\uFFFD\n"},
+			"[f.txt | 1 line | hash:" + h12("a\xffb\xe2\x82\n") + " | not valid UTF-8: 3 invalid bytes, each shown as U+FFFD (\ufffd)]\n     1\ta\uFFFDb\uFFFD\uFFFD\n"},
 		{"BOM shown", "\ufeffx\n", Options{}, nil,
-			"[f.txt | 1 line | hash:" + h12("\ufeffx\n") + "]\n     1\t\ufeffx\n"},
+			"[f.txt | 1 line | hash:" + h12("\ufeffx\n") + " | starts with a UTF-8 byte order mark (the U+FEFF that begins line 1)]\n     1\t\ufeffx\n"},
+		{"mixed line endings and a missing final line break", "a\r\nb\nc", Options{NoContentHashes: true}, nil,
+			"[f.txt | 3 lines | mixed line endings: 1 CRLF, 1 LF; no line break at the end of the file]\n     1\ta\r\n     2\tb\n     3\tc\n"},
+		{"tabs and spaces", "\ta\n  b\n", Options{NoContentHashes: true}, nil,
+			"[f.txt | 2 lines | indented with tabs and spaces (the tab after each line number is not part of the line)]\n     1\t\ta\n     2\t  b\n"},
+		{"spaces alone need no note", "  a\n", Options{NoContentHashes: true}, nil, "[f.txt | 1 line]\n     1\t  a\n"},
 		{"wide line numbers", strings.Repeat("x\n", 3), Options{}, []any{"offset", 2},
 			"[f.txt | 3 lines | hash:" + h12(strings.Repeat("x\n", 3)) + "]\n     3\tx\n"},
 	}
@@ -173,7 +178,7 @@ func TestReadFileLongLineNoticeCountsCharacters(t *testing.T) {
 	line := strings.Repeat("é", 1500) + "\xff\r\n" // 1500 + 1 + 2 characters
 	fx.put(t, "f.txt", line)
 	s := newSet(t, fx.b, Options{MaxReadChars: 100})
-	want := "[f.txt | 1 line | hash:" + h12(line) + "]\n... (Line 1 is 1,503 characters and does not fit the read window. Use offset=1 to skip it.)\n"
+	want := "[f.txt | 1 line | hash:" + h12(line) + " | CRLF line endings (each line's \\r is shown before its line break); not valid UTF-8: 1 invalid byte, shown as U+FFFD (\ufffd)]\n... (Line 1 is 1,503 characters and does not fit the read window. Use offset=1 to skip it.)\n"
 	wantEqual(t, ok(t, s, "read_file", "path", "f.txt"), want)
 }
 

@@ -158,6 +158,7 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	s.byName = make(map[string]*Tool)
 	for _, name := range opts.Tools {
 		t := s.build(name)
+		t.call = s.withPathHints(name, t.call)
 		t.timeout = opts.CallTimeout
 		s.tools = append(s.tools, t)
 		s.byName[name] = t
