@@ -92,6 +92,7 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 		}
 		return res, nil
 	}
+	links := s.otherLinks(t.resolved)
 	c := &change{t: t, op: OpEdit, old: old, oldText: string(old.data), oldOK: true, data: []byte(out.text)}
 	diff, truncated, cancelled, err := s.apply(ctx, c, "edited")
 	if err != nil || cancelled != "" {
@@ -101,6 +102,12 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 	s.guard.remember(t.resolved, h)
 	s.emit(ctx, FileEdited{FileWritten: FileWritten{Path: s.canonical(t.resolved), ContentHash: h}, Diff: diff, Truncated: truncated})
 	res := fmt.Sprintf("Edited %s (%s).%s", p, changedLines(c.oldText, out.text), toleranceNote(out.tolerant))
+	switch {
+	case links == 1:
+		res += " Its other hard link keeps the old content: the edit replaced the file, as every atomic write does."
+	case links > 1:
+		res += fmt.Sprintf(" Its %d other hard links keep the old content: the edit replaced the file, as every atomic write does.", links)
+	}
 	if !s.opts.NoContentHashes {
 		res += fmt.Sprintf(" [hash:%s]", shortHash(h))
 	}

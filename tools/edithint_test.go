@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -173,4 +175,17 @@ func TestPieceText(t *testing.T) {
 		t.Errorf("lineOf = %d", l)
 	}
 	wantEqual(t, pt.String(), "HELLO world!")
+}
+
+func TestEditHardLink(t *testing.T) {
+	fx := localFixture(t)
+	fx.put(t, "f.txt", "old\n")
+	if err := os.Link(filepath.Join(fx.dir, "f.txt"), filepath.Join(fx.dir, "other.txt")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	s := newSet(t, fx.b, Options{NoContentHashes: true})
+	wantEqual(t, ok(t, s, "edit_file", "path", "f.txt", "old_text", "old", "new_text", "new"),
+		"Edited f.txt (line 1). Its other hard link keeps the old content: the edit replaced the file, as every atomic write does.")
+	wantEqual(t, fx.mustGet(t, "other.txt"), "old\n")
+	wantEqual(t, ok(t, s, "edit_file", "path", "f.txt", "old_text", "new", "new_text", "newer"), "Edited f.txt (line 1).")
 }
