@@ -264,6 +264,13 @@ func TestServeHTTPAuth(t *testing.T) {
 // fails.
 func checkAudit(t *testing.T, file string) {
 	t.Helper()
+	checkAuditFile(t, file)
+}
+
+// checkAuditFile verifies file with fencefs audit verify, and checks
+// that a copy with one line edited fails.
+func checkAuditFile(t *testing.T, file string) {
+	t.Helper()
 	out, err := exec.Command(binary, "audit", "verify", file).CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "ok: ") {
 		t.Fatalf("audit verify: %v\n%s", err, out)

@@ -450,7 +450,14 @@ func startHTTPServe(t *testing.T, f fixture, args ...string) *httpServe {
 // waits for it to log its endpoint.
 func startServe(t *testing.T, args ...string) *httpServe {
 	t.Helper()
+	return startServeEnv(t, nil, args...)
+}
+
+// startServeEnv is startServe with env added to the process's environment.
+func startServeEnv(t *testing.T, env []string, args ...string) *httpServe {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
