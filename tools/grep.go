@@ -174,14 +174,17 @@ func (s *Set) rgGrep(ctx context.Context, r *rg.Runner, f *walkFilter, q grepQue
 	m := rgMapper{s: s, f: f, seenControl: map[string]bool{}}
 	single := ""
 	if dir {
-		if err := s.countHidden(ctx, f); err != nil {
-			return err
-		}
 		ig, err := s.newIgnoreStack(ctx, f.root.resolved, q.sel)
 		if err != nil {
 			return err
 		}
-		m.ig = &rgIgnores{ig: ig, root: f.root.resolved, dirs: map[string]bool{}}
+		m.ig = &rgIgnores{ig: ig, root: f.root.resolved, dirs: map[string]bool{}, listed: map[string][]backend.DirEntry{}}
+		if rq.Prune, err = m.ig.plan(ctx, s.newWalkFilter(f.root)); err != nil {
+			return err
+		}
+		if err := s.countHidden(ctx, f, m.ig.listed[f.root.resolved]); err != nil {
+			return err
+		}
 	} else {
 		// A single file: ripgrep runs in its directory, on its name,
 		// and ignores neither glob nor type, as for any path it is given.
@@ -256,11 +259,14 @@ func (s *Set) rgGrep(ctx context.Context, r *rg.Runner, f *walkFilter, q grepQue
 }
 
 // countHidden counts the dot-named direct children of the walk root for
-// the notice, where ripgrep, which never prints them, did the walk.
-func (s *Set) countHidden(ctx context.Context, f *walkFilter) error {
-	entries, err := s.b.List(ctx, f.root.resolved)
-	if err != nil {
-		return err
+// the notice, where ripgrep, which never prints them, did the walk. It
+// lists the root unless given its entries.
+func (s *Set) countHidden(ctx context.Context, f *walkFilter, entries []backend.DirEntry) error {
+	if entries == nil {
+		var err error
+		if entries, err = s.b.List(ctx, f.root.resolved); err != nil {
+			return err
+		}
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name, ".") {
@@ -350,6 +356,66 @@ type rgIgnores struct {
 	// entries come from that listing instead of a stat each.
 	lastDir string
 	last    map[string]backend.DirEntry
+	// listed holds the listings plan made, so none is made twice.
+	listed map[string][]backend.DirEntry
+}
+
+// maxPlanListings bounds the directories plan lists before ripgrep
+// starts: enough for the shallow levels where node_modules, target or a
+// build directory lie, and little beside a search of the whole tree.
+const maxPlanListings = 128
+
+// plan lists the directories nearest the walk root, breadth first, up to
+// maxPlanListings, reading their ignore files as the built-in walk does,
+// and returns the subdirectories it found that walk would not enter
+// (ignored, or denied by the policy), relative to the root, for ripgrep
+// to prune. A directory the built-in walk does not enter is never entered
+// by it, whatever a deeper ignore file says (as git does not descend into
+// an excluded directory), so pruning it leaves out only files the filter
+// of ripgrep's results would drop. f is a filter of its own, whose counts
+// are not reported. Hidden and control-named directories are left to
+// ripgrep, which skips the former and whose reports of the latter the
+// mapper counts.
+func (r *rgIgnores) plan(ctx context.Context, f *walkFilter) ([]string, error) {
+	var prune []string
+	queue := []string{r.root}
+	for i := 0; i < len(queue) && i < maxPlanListings; i++ {
+		dir := queue[i]
+		entries, err := backend.ListTypes(ctx, r.ig.s.b, dir)
+		switch {
+		case err != nil && skippableListErr(err):
+			r.dirs[dir] = false
+			continue
+		case errors.Is(err, backend.ErrNameTooLong):
+			continue // left to enters, which meets it as before
+		case err != nil:
+			return nil, err
+		}
+		if err := r.ig.enter(ctx, dir, entries); err != nil {
+			return nil, err
+		}
+		r.dirs[dir], r.listed[dir] = true, entries
+		for _, e := range entries {
+			if !e.IsDir() || strings.HasPrefix(e.Name, ".") || hasControl(e.Name) {
+				continue
+			}
+			actual := backend.Join(dir, e.Name)
+			rel := backend.Rel(r.root, actual)
+			_, _, descend, err := f.check(ctx, actual, e)
+			if err != nil {
+				return nil, err
+			}
+			if descend && r.ig.keep(actual, rel, true) {
+				queue = append(queue, actual)
+				continue
+			}
+			r.dirs[actual] = false
+			if utf8.ValidString(rel) {
+				prune = append(prune, rel)
+			}
+		}
+	}
+	return prune, nil
 }
 
 // enters reports whether the built-in walk enters the directory dir, at
@@ -392,6 +458,12 @@ func (r *rgIgnores) enters(ctx context.Context, dir string) (bool, error) {
 // false when there is none.
 func (m *rgMapper) lookup(ctx context.Context, actual string) (backend.DirEntry, bool, error) {
 	dir, name := backend.Split(actual)
+	if m.ig != nil && m.ig.lastDir != dir && m.ig.listed[dir] != nil {
+		m.ig.lastDir, m.ig.last = dir, make(map[string]backend.DirEntry, len(m.ig.listed[dir]))
+		for _, e := range m.ig.listed[dir] {
+			m.ig.last[e.Name] = e
+		}
+	}
 	if m.ig != nil && m.ig.last != nil && m.ig.lastDir == dir {
 		e, ok := m.ig.last[name]
 		return e, ok, nil

@@ -26,7 +26,10 @@ import (
 // where the walk root is on local disk, which reads no ignore file of
 // its own: every file it reports is put through the same walk filter
 // and ignore rules (rgIgnores in grep.go), so both engines select the
-// same files.
+// same files. Before ripgrep starts, the shallow directories are listed
+// with those rules, and the directories there the built-in walk would
+// not enter are given to ripgrep to prune (rgIgnores.plan), so an
+// ignored node_modules costs ripgrep nothing.
 
 // maxIgnoreFile bounds how much of one ignore file is read.
 const maxIgnoreFile = 1 << 20

@@ -57,6 +57,13 @@ func parityTree(t *testing.T) string {
 	for i := range 30 {
 		files[fmt.Sprintf("many/f%02d.txt", i)] = strings.Repeat(fmt.Sprintf("line %d\n", i), i%4) + "needle\n"
 	}
+	writeTree(t, dir, files)
+	return dir
+}
+
+// writeTree writes files (slash-separated name -> content) below dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -66,7 +73,6 @@ func parityTree(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // TestEngineParity runs list_files and grep through ripgrep (local

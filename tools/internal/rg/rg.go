@@ -104,6 +104,12 @@ type Query struct {
 	Globs []string
 	// Type is an rg --type name ("go", "py"); "" for none.
 	Type string
+	// Prune names directories, relative to Dir, that rg need not enter:
+	// each becomes an anchored excluding glob after Globs, so rg neither
+	// lists nor searches below it. Those beyond maxBatchBytes of globs are
+	// left out (rg then searches them), so Prune only saves work: the
+	// caller still judges every file rg reports.
+	Prune []string
 }
 
 // SearchQuery describes a content search. rg reports matching lines
@@ -203,10 +209,9 @@ func (r *Runner) Search(ctx context.Context, q SearchQuery, fn func(File) bool) 
 		return true
 	})
 	for err == nil && len(rest) > 0 {
-		n, size := 0, 0
-		for n < len(rest) && (n == 0 || size+len(rest[n]) <= maxBatchBytes) {
-			size += len(rest[n]) + 1
-			n++
+		n := fitArgs(rest, maxBatchBytes)
+		if n == 0 {
+			n = 1
 		}
 		bq := q
 		// rg prints a name it is given as it was given, and the listed
@@ -281,12 +286,30 @@ func pathLess(a, b string) bool {
 	}
 }
 
+// fitArgs returns how many of args, from the first, fit in limit bytes
+// of a command line.
+func fitArgs(args []string, limit int) int {
+	n, size := 0, 0
+	for n < len(args) && size+len(args[n])+1 <= limit {
+		size += len(args[n]) + 1
+		n++
+	}
+	return n
+}
+
 // args returns the options and paths shared by both runs.
 func (q Query) args() []string {
 	var args []string
 	for _, g := range q.Globs {
 		args = append(args, "--glob="+g)
 	}
+	// The excluding globs come after the caller's, since the last glob
+	// that matches a path decides.
+	prune := make([]string, 0, len(q.Prune))
+	for _, d := range q.Prune {
+		prune = append(prune, "--glob=!/"+EscapeGlob(d)+"/")
+	}
+	args = append(args, prune[:fitArgs(prune, maxBatchBytes)]...)
 	if q.Type != "" {
 		args = append(args, "--type="+q.Type)
 	}
@@ -303,6 +326,20 @@ func (q Query) args() []string {
 		args = append(args, p)
 	}
 	return args
+}
+
+// EscapeGlob returns a glob matching the path p literally: each of rg's
+// glob metacharacters (and "#", "!" and spaces, which mean something at
+// the ends of a gitignore line) behind a backslash.
+func EscapeGlob(p string) string {
+	var b strings.Builder
+	for _, c := range p {
+		if strings.ContainsRune(`*?[]{}\!# `, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // commonArgs come first in every run. --sort=path makes output
