@@ -98,6 +98,11 @@ func decodeValue(name string, v json.RawMessage, dst any) error {
 		*d = new([]replacement)
 		return decodeValue(name, v, *d)
 	case *string:
+		// v was checked with the whole object: decode it in one pass.
+		if str, ok := unquoteJSON(v); ok {
+			*d = str
+			return nil
+		}
 		if json.Unmarshal(v, d) != nil {
 			return retryf("Argument '%s' must be a string.", name)
 		}
