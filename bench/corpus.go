@@ -79,6 +79,20 @@ func WideTree(ctx context.Context, cache string) (string, error) {
 	return ensure(ctx, cache, "wide-"+corpusVersion, writeWideTree)
 }
 
+// IgnoredFiles is the number of files in the ignored tree's
+// node_modules, and IgnoredSourceFiles the number of files beside it.
+const (
+	IgnoredFiles       = 20_000
+	IgnoredSourceFiles = 1_000
+)
+
+// IgnoredTree returns the directory of a git work tree whose .gitignore
+// leaves out its node_modules of IgnoredFiles files, beside a source tree
+// of IgnoredSourceFiles files, generating it first when it is missing.
+func IgnoredTree(ctx context.Context, cache string) (string, error) {
+	return ensure(ctx, cache, "ignored-"+corpusVersion, writeIgnoredTree)
+}
+
 // BigFile returns the directory holding the 1 GiB text file
 // [BigFileName] under cache, generating it first when it is missing.
 func BigFile(ctx context.Context, cache string) (string, error) {

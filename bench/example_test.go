@@ -18,7 +18,7 @@ BenchmarkReadWindowRSS-2  1  5000 ns/op  5.2 peak-rss-MiB
 		panic(err)
 	}
 	lines, _ := bench.Evaluate(res)
-	for _, l := range lines[3:6] {
+	for _, l := range lines[4:7] {
 		fmt.Printf("%s: %s, %s, %s\n", l.Measure, l.Ours, l.Ratio, l.Met)
 	}
 	var sb strings.Builder

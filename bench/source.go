@@ -274,3 +274,33 @@ func writeSourceTree(ctx context.Context, dir string) error {
 		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	})
 }
+
+// writeIgnoredTree writes IgnoredSourceFiles source files into dir, and
+// IgnoredFiles more, with the same kinds of content, below its
+// node_modules, which its .gitignore leaves out.
+func writeIgnoredTree(ctx context.Context, dir string) error {
+	dirs := sourceDirs()
+	for _, d := range dirs {
+		for _, top := range []string{dir, filepath.Join(dir, "node_modules")} {
+			if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n"), 0o644); err != nil {
+		return err
+	}
+	return parallel(ctx, IgnoredSourceFiles+IgnoredFiles, func(i int) error {
+		name, data := sourceFile(dirs, i)
+		if i >= IgnoredSourceFiles {
+			name = filepath.Join("node_modules", name)
+		}
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	})
+}

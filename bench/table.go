@@ -76,6 +76,7 @@ func Rows() []Row {
 		{"SearchLiteral", "search_files literal, whole tree (20k files)", "rg -n " + LiteralPattern, Goal{RatioAtMost, 1.5}},
 		{"SearchRegex", "search_files regex with a literal part", "rg -n '" + RegexPattern + "'", Goal{RatioAtMost, 2}},
 		{"Grep", "grep tool (ripgrep-backed)", "rg, same flags, plain output", Goal{RatioAtMost, 1.1}},
+		{"GrepIgnored", "grep beside an ignored 20k-file node_modules", "rg, same flags, own ignores", Goal{RatioAtMost, 1.5}},
 		{"FindFiles", "find_files **/*.go, 100k entries", "find -name '*.go'", Goal{RatioAtMost, 1.0}},
 		{"ReadFile", "read_file of a 4 KiB file, in process", "os.ReadFile + format", Goal{RatioAtMost, 1.5}},
 		{"ReadWindowRSS", "read_file limit 50 of a 1 GiB file", "-", Goal{RSSUnder, 16}},

@@ -75,6 +75,7 @@ func corpora(ctx context.Context, w io.Writer) error {
 	}{
 		{"source tree", bench.SourceTree},
 		{"wide tree", bench.WideTree},
+		{"ignored tree", bench.IgnoredTree},
 		{"1 GiB file", bench.BigFile},
 	} {
 		start := time.Now()
