@@ -35,7 +35,35 @@ func (s *toolSuite) applyPatchTests() []testCase {
 		name := strings.TrimSuffix(path.Base(n), ".txtar")
 		cases = append(cases, testCase{name, func(t *testing.T) { s.testPatchFixture(t, n) }})
 	}
-	return append(cases, testCase{"ChangeRequestAndEvents", s.testPatchEvents})
+	return append(cases, testCase{"ChangeRequestAndEvents", s.testPatchEvents}, testCase{"EditPainPoints", s.testEditPainPoints})
+}
+
+// testEditPainPoints runs one edit_file case per reported class of failed
+// edit, each naming its report, on this backend: the refusal says where
+// the text nearly is and how it differs.
+func (s *toolSuite) testEditPainPoints(t *testing.T) {
+	e := s.setup(t)
+	e.writable()
+	ts := e.tools(tools.Options{})
+	for _, c := range []struct{ source, content, old, hint string }{
+		{"anthropics/claude-code #9163", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n", "    if x {\n        return 1\n    }",
+			"Lines 2-4 match if indentation is ignored: the file indents with tabs, old_text with spaces."},
+		{"google-gemini/gemini-cli #6835", "a = 1  \nb = 2\n", "a = 1\nb = 2", "Lines 1-2 match if trailing whitespace is ignored."},
+		{"anthropics/claude-code #23945 (as issue 15 cites it)", "say(\u201chello\u201d)\n", `say("hello")`,
+			"Line 1 matches if curly and straight quotes are taken as equal: the file has curly quotes (\u201c \u201d \u2018 \u2019)."},
+		{"google-gemini/gemini-cli #2137, modelcontextprotocol/servers #2034 (as issue 15 cites them)", "first\nsecond\n", `first\nsecond`,
+			`old_text contains a literal \n (a backslash and an n); with line breaks instead it matches lines 1-2. Send real line breaks.`},
+		{"google-gemini/gemini-cli #1497", "one\ntwo\n", "one\r\ntwo", `With \n line endings it matches lines 1-2: the file has \n line endings, old_text has \r\n.`},
+		{"google-gemini/gemini-cli #18370", "func c(total int) int {\n\treturn total * 2\n}\n", "return totl * 2",
+			"The closest line is line 2 (1 character differs): '\treturn total * 2'."},
+	} {
+		e.put("p.txt", c.content)
+		msg := e.retry(ts, "edit_file", args{"path": "p.txt", "old_text": c.old, "new_text": "z"})
+		if want := "old_text not found in p.txt. " + c.hint + " No changes were written."; msg != "" && msg != want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.source, msg, want)
+		}
+		e.wantContent("p.txt", c.content)
+	}
 }
 
 // unescapeFixture turns the fixture tokens into the bytes they stand for.
