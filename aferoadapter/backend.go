@@ -197,6 +197,11 @@ func mapErr(err error) error {
 		return backend.ErrLoop
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return backend.ErrNameTooLong
+	case errors.Is(err, syscall.EILSEQ):
+		return backend.ErrInvalidPath
+	}
+	if fatal := backend.FatalErrno(err); fatal != nil {
+		return fatal
 	}
 	return err
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // OpenRead opens the regular file name for reading.
-func (a *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+// Its Info is the opened file's own stat.
+func (a *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	const op = "open"
 	if err := a.begin(ctx, op, name); err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ func (a *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, pathErr(op, name, err)
 	}
-	return &reader{f: f, name: name}, nil
+	return &reader{f: f, name: name, info: infoOf(name, fi)}, nil
 }
 
 // openFile opens name read-only, non-blocking where special files may
@@ -76,8 +77,13 @@ func (a *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err != nil {
 		return backend.FileInfo{}, pathErr(op, name, err)
 	}
+	return infoOf(name, fi), nil
+}
+
+// infoOf describes the storage path name from its afero metadata.
+func infoOf(name string, fi os.FileInfo) backend.FileInfo {
 	_, base := backend.Split(name)
-	return backend.FileInfo{Name: base, Size: size(fi), Mode: fi.Mode(), ModTime: fi.ModTime()}, nil
+	return backend.FileInfo{Name: base, Size: size(fi), Mode: fi.Mode(), ModTime: fi.ModTime()}
 }
 
 // List returns the children of dir, without the temporary files of
@@ -191,7 +197,11 @@ func splitPath(name string) []string {
 type reader struct {
 	f    afero.File
 	name string
+	info backend.FileInfo
 }
+
+// Info describes the opened file.
+func (r *reader) Info() backend.FileInfo { return r.info }
 
 func (r *reader) Read(p []byte) (int, error) {
 	n, err := r.f.Read(p)

@@ -53,9 +53,36 @@ type Reader interface {
 	// a FIFO is never opened in a way that could block. A path through a
 	// file ("f/x" where f is a file) gives ErrNotDir or fs.ErrNotExist, as
 	// the storage tells; callers accept either. A done ctx fails the call
-	// with its error.
-	OpenRead(ctx context.Context, name string) (io.ReadCloser, error)
+	// with its error. The stream knows what it serves (see [FileReader]),
+	// so callers need no Stat beside it.
+	OpenRead(ctx context.Context, name string) (FileReader, error)
 }
+
+// FileReader is an open read, like an fs.File with its Stat or a blob
+// reader with its attributes: the bytes of one version of a file and the
+// metadata of exactly that version.
+type FileReader interface {
+	io.ReadCloser
+	// Info describes the bytes the stream serves, as they were when it
+	// was opened: Size is their length, ModTime and Version are theirs,
+	// and Version is what Precondition.MatchVersion takes to change
+	// exactly this version where the backend has versions. It never
+	// touches storage.
+	Info() FileInfo
+}
+
+// NewFileReader returns r as a FileReader serving info, for adapters and
+// wrappers whose streams know their metadata from elsewhere.
+func NewFileReader(r io.ReadCloser, info FileInfo) FileReader {
+	return &fileReader{ReadCloser: r, info: info}
+}
+
+type fileReader struct {
+	io.ReadCloser
+	info FileInfo
+}
+
+func (r *fileReader) Info() FileInfo { return r.info }
 
 // Lister lists directories.
 type Lister interface {

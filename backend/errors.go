@@ -35,6 +35,16 @@ var (
 	// ErrReadOnly: the backend or mount refuses writes (matches
 	// fs.ErrPermission).
 	ErrReadOnly = &sentinel{"read-only", fs.ErrPermission}
+	// ErrNoSpace: the storage is full or a quota is reached (ENOSPC,
+	// EDQUOT). Nothing the caller does to its path helps, so tools treat
+	// it as fatal.
+	ErrNoSpace = &sentinel{"no space left on storage", nil}
+	// ErrReadOnlyStorage: the storage itself cannot be written (a
+	// read-only file system, EROFS), unlike ErrReadOnly, which is a
+	// backend or mount configured not to write. Fatal for tools.
+	ErrReadOnlyStorage = &sentinel{"storage is read-only", nil}
+	// ErrIO: the storage failed to read or write (EIO). Fatal for tools.
+	ErrIO = &sentinel{"storage input/output error", nil}
 	// ErrUnsupported: a behaviour method declined at run time, so the
 	// caller takes its fallback (see the package doc). It is
 	// errors.ErrUnsupported itself, so either name matches.

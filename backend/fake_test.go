@@ -41,7 +41,7 @@ func newListOnly(paths map[string]string) *listOnly {
 	return b
 }
 
-func (b *listOnly) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (b *listOnly) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := backend.CheckPath("open", name); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (b *listOnly) OpenRead(ctx context.Context, name string) (io.ReadCloser, er
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return io.NopCloser(bytes.NewReader([]byte(content))), nil
+	return backend.NewFileReader(io.NopCloser(bytes.NewReader([]byte(content))), backend.FileInfo{Name: name, Size: int64(len(content)), ModTime: modTime}), nil
 }
 
 func (b *listOnly) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {

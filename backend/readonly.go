@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"io"
 	"io/fs"
 )
 
@@ -21,7 +20,7 @@ type ReadOnlyFS struct{ b Backend }
 func ReadOnly(b Backend) *ReadOnlyFS { return &ReadOnlyFS{b: b} }
 
 // OpenRead passes through.
-func (r *ReadOnlyFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (r *ReadOnlyFS) OpenRead(ctx context.Context, name string) (FileReader, error) {
 	return r.b.OpenRead(ctx, name)
 }
 

@@ -5,12 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -48,11 +48,16 @@ func (b *brokenFS) Capabilities() backend.Capabilities {
 	return c
 }
 
-func (b *brokenFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (b *brokenFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if b.bug == "ignore-cancel-read" {
 		ctx = context.WithoutCancel(ctx)
 	}
-	return b.FS.OpenRead(ctx, b.clean(name))
+	r, err := b.FS.OpenRead(ctx, b.clean(name))
+	if b.bug == "bare-errno" && errors.Is(err, fs.ErrNotExist) {
+		// An adapter that passes the host's errno through unmapped.
+		err = &fs.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
+	}
+	return r, err
 }
 
 func (b *brokenFS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {

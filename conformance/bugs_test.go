@@ -46,6 +46,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{"temp-left", "Atomicity/NoTempFilesAfterCommit"},
 		{"list-file-notexist", "Errors/ListFile"},
 		{"list-dup", "List/NoDuplicates"},
+		{"bare-errno", "Errors/OpenReadMissing"},
 		{"list-dup", "Walk/EveryEntryOnce"},
 		{"mode-reset", "ModeBits/ReplacementKeepsMode"},
 		{"ignore-cancel", "Context/CancelBeforeCommitKeepsOld"},

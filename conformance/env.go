@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -292,6 +293,34 @@ func checkPathError(t *testing.T, what string, err error) {
 	if strings.HasPrefix(pe.Path, "/") || strings.Contains(pe.Path, `\`) {
 		t.Errorf("%s: error %v names %q, which looks like a host path, not a storage path", what, err, pe.Path)
 	}
+	checkNoBareErrno(t, what, err)
+}
+
+// backendSentinels are the error values a backend maps host errors to.
+var backendSentinels = []error{
+	backend.ErrInvalidPath, backend.ErrIsDir, backend.ErrNotDir, backend.ErrNotRegular,
+	backend.ErrPrecondition, backend.ErrOutside, backend.ErrLoop, backend.ErrSymlink,
+	backend.ErrNameTooLong, backend.ErrReadOnly, backend.ErrNoSpace, backend.ErrReadOnlyStorage,
+	backend.ErrIO, backend.ErrUnsupported,
+}
+
+// checkNoBareErrno fails the test when err carries an operating system
+// errno without a sentinel of package backend beside it: callers test
+// errors with errors.Is against those sentinels and must never need to
+// know errnos (an ENOENT matches fs.ErrNotExist, but an EISDIR matches
+// nothing a caller would ask for).
+func checkNoBareErrno(t *testing.T, what string, err error) {
+	t.Helper()
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return
+	}
+	for _, s := range backendSentinels {
+		if errors.Is(err, s) {
+			return
+		}
+	}
+	t.Errorf("%s: error %v carries the bare errno %d (%v); map it to an io/fs or backend sentinel (see backend.FatalErrno)", what, err, int(errno), errno)
 }
 
 // errName names the well-known error values in messages.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -195,7 +194,7 @@ func (e *env) statMatchesList(b backend.Backend) {
 // package backend take their fallback paths.
 type listOnly struct{ b backend.Backend }
 
-func (l listOnly) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (l listOnly) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	return l.b.OpenRead(ctx, name)
 }
 

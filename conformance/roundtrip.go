@@ -51,10 +51,39 @@ func (s *suite) testRoundTrip(t *testing.T, data []byte) {
 	if !fi.IsRegular() || fi.Name != "file" || (fi.Size != -1 && fi.Size != int64(len(data))) {
 		t.Errorf("Stat = %+v, want a regular file named %q of %d bytes", fi, "file", len(data))
 	}
+	e.wantReadInfo(e.p("file"), fi)
 	entries := e.list(e.p("."))
 	if len(entries) != 1 || entries[0].Name != "file" || !entries[0].IsRegular() ||
 		(entries[0].Size != -1 && entries[0].Size != int64(len(data))) {
 		t.Errorf("List = %+v, want one regular entry named %q of %d bytes", entries, "file", len(data))
+	}
+}
+
+// wantReadInfo checks that the stream OpenRead returns knows what it
+// serves: its Info describes a regular file of exactly the bytes read,
+// and, the file being unchanged since the Stat that gave st, carries the
+// same version and modification time.
+func (e *env) wantReadInfo(name string, st backend.FileInfo) {
+	e.t.Helper()
+	r, err := e.b.OpenRead(e.ctx, name)
+	if err != nil {
+		e.t.Fatalf("OpenRead(%q): %v", name, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		e.t.Fatalf("reading %q: %v", name, err)
+	}
+	info := r.Info()
+	_, base := backend.Split(name)
+	if !info.IsRegular() || info.Name != base || info.Size != int64(len(data)) {
+		e.t.Errorf("OpenRead(%q).Info() = %+v; want a regular file named %q of the %d bytes it served", name, info, base, len(data))
+	}
+	if e.caps.Versions && (info.Version == "" || info.Version != st.Version) {
+		e.t.Errorf("OpenRead(%q).Info().Version = %q, want Stat's %q (Capabilities.Versions=true)", name, info.Version, st.Version)
+	}
+	if e.caps.ModTimes && !info.ModTime.Equal(st.ModTime) {
+		e.t.Errorf("OpenRead(%q).Info().ModTime = %v, want Stat's %v", name, info.ModTime, st.ModTime)
 	}
 }
 

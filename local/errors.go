@@ -19,12 +19,15 @@ func pathError(op, name string, err error) error {
 }
 
 // mapErrno turns an errno (bare or inside an os error) into the io/fs or
-// backend sentinel it stands for. Errnos without one, such as EROFS and
-// ENOSPC, are kept as they are so callers can treat them as fatal.
+// backend sentinel it stands for; the fatal ones (ENOSPC, EROFS, EIO) into
+// those of backend.FatalErrno.
 func mapErrno(err error) error {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		return err
+	}
+	if fatal := backend.FatalErrno(errno); fatal != nil {
+		return fatal
 	}
 	switch errno {
 	case unix.ENOENT:
@@ -46,6 +49,9 @@ func mapErrno(err error) error {
 		return backend.ErrOutside
 	case unix.ENAMETOOLONG:
 		return backend.ErrNameTooLong
+	case unix.EILSEQ:
+		// A file system that refuses the bytes of a name.
+		return backend.ErrInvalidPath
 	case unix.ENXIO:
 		// Opening a socket, or a device without a driver.
 		return backend.ErrNotRegular

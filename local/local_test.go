@@ -368,14 +368,23 @@ func TestMapErrno(t *testing.T) {
 		{unix.EXDEV, backend.ErrOutside},
 		{unix.ENAMETOOLONG, backend.ErrNameTooLong},
 		{unix.ENXIO, backend.ErrNotRegular},
-		{unix.EROFS, unix.EROFS},
-		{unix.ENOSPC, unix.ENOSPC},
-		{&fs.PathError{Op: "write", Path: "/host/x", Err: unix.ENOSPC}, unix.ENOSPC},
+		{unix.EILSEQ, backend.ErrInvalidPath},
+		{unix.EROFS, backend.ErrReadOnlyStorage},
+		{unix.ENOSPC, backend.ErrNoSpace},
+		{unix.EDQUOT, backend.ErrNoSpace},
+		{unix.EIO, backend.ErrIO},
+		{&fs.PathError{Op: "write", Path: "/host/x", Err: unix.ENOSPC}, backend.ErrNoSpace},
 		{fs.ErrClosed, fs.ErrClosed},
 	}
 	for _, tt := range tests {
-		if got := mapErrno(tt.in); got != tt.want {
+		if got := mapErrno(tt.in); !errors.Is(got, tt.want) {
 			t.Errorf("mapErrno(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	// The fatal sentinels keep their errno, for hosts that log or test it.
+	for _, errno := range []unix.Errno{unix.EROFS, unix.ENOSPC, unix.EIO} {
+		if got := mapErrno(errno); !errors.Is(got, errno) || got.Error() != errno.Error() {
+			t.Errorf("mapErrno(%v) = %v, which lost the errno", errno, got)
 		}
 	}
 	err := pathError("write", "a.txt", &fs.PathError{Op: "write", Path: "/host/a.txt", Err: unix.ENOSPC})

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,8 +18,10 @@ import (
 // non-blocking and checked with fstat before it is returned, so a FIFO,
 // socket or device gives ErrNotRegular without blocking, and a directory
 // ErrIsDir. A symlink as the final component gives ErrNotRegular, one on
-// the way ErrSymlink. The stream is an *os.File named by the storage path.
-func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+// the way ErrSymlink. The stream's Info is the fstat of the descriptor it
+// reads, so it describes exactly the file served, whatever was renamed
+// over the path since.
+func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	const op = "open"
 	if err := begin(ctx, op, name); err != nil {
 		return nil, err
@@ -27,11 +30,12 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, f.openError(op, name, err, backend.ErrNotRegular)
 	}
-	if err := requireRegular(fd); err != nil {
+	st, err := requireRegular(fd)
+	if err != nil {
 		unix.Close(fd)
 		return nil, pathError(op, name, err)
 	}
-	return &fdReader{fd: fd}, nil
+	return &fdReader{fd: fd, info: infoOf(name, &st)}, nil
 }
 
 // fdReader reads a regular file by its descriptor with plain read calls;
@@ -39,8 +43,12 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 // it to the network poller, two system calls per file that a search over
 // many small files pays for.
 type fdReader struct {
-	fd int
+	fd   int
+	info backend.FileInfo
 }
+
+// Info describes the file the descriptor reads.
+func (r *fdReader) Info() backend.FileInfo { return r.info }
 
 func (r *fdReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
@@ -70,13 +78,13 @@ func (r *fdReader) Close() error {
 	return unix.Close(fd)
 }
 
-// requireRegular fails unless fd is a regular file.
-func requireRegular(fd int) error {
+// requireRegular fails unless fd is a regular file, whose stat it returns.
+func requireRegular(fd int) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	if err := ignoringEINTR(func() error { return unix.Fstat(fd, &st) }); err != nil {
-		return err
+		return st, err
 	}
-	return regularOnly(&st)
+	return st, regularOnly(&st)
 }
 
 // regularOnly fails unless st describes a regular file: ErrIsDir for a
@@ -149,8 +157,19 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err != nil {
 		return backend.FileInfo{}, pathError(op, name, err)
 	}
+	return infoOf(name, &st), nil
+}
+
+// infoOf describes the storage path name from its stat. A regular file's
+// Version is its inode, modification time and size: a replacement (a new
+// inode) or an edit in place changes it.
+func infoOf(name string, st *unix.Stat_t) backend.FileInfo {
 	_, base := backend.Split(name)
-	return backend.FileInfo{Name: base, Size: sizeOf(&st), Mode: fileMode(&st), ModTime: modTime(&st)}, nil
+	fi := backend.FileInfo{Name: base, Size: sizeOf(st), Mode: fileMode(st), ModTime: modTime(st)}
+	if st.Mode&unix.S_IFMT == unix.S_IFREG {
+		fi.Version = strconv.FormatUint(st.Ino, 16) + "-" + strconv.FormatInt(st.Mtim.Nano(), 16) + "-" + strconv.FormatInt(st.Size, 16)
+	}
+	return fi
 }
 
 // fstatat lstats the single component name of dirfd.

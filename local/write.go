@@ -352,7 +352,7 @@ func hashAt(dirfd int, base string) (string, error) {
 	}
 	file := os.NewFile(uintptr(fd), base)
 	defer file.Close()
-	if err := requireRegular(fd); err != nil {
+	if _, err := requireRegular(fd); err != nil {
 		return "", err
 	}
 	h := sha256.New()

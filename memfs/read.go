@@ -3,7 +3,7 @@ package memfs
 import (
 	"bytes"
 	"context"
-	"io"
+
 	"io/fs"
 
 	"github.com/fencefs/fencefs/backend"
@@ -14,7 +14,7 @@ import (
 // with the context's error once ctx is done. A directory gives
 // backend.ErrIsDir, a missing file fs.ErrNotExist, and a path through a
 // file backend.ErrNotDir.
-func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	const op = "open"
 	if err := begin(ctx, op, name); err != nil {
 		return nil, err
@@ -29,7 +29,8 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 	if !ok {
 		return nil, s.missing(op, name)
 	}
-	return &reader{ctx: ctx, name: name, r: bytes.NewReader(fl.data)}, nil
+	_, base := backend.Split(name)
+	return &reader{ctx: ctx, name: name, r: bytes.NewReader(fl.data), info: fl.info(base)}, nil
 }
 
 // reader streams one committed content.
@@ -37,7 +38,11 @@ type reader struct {
 	ctx  context.Context
 	name string
 	r    *bytes.Reader
+	info backend.FileInfo
 }
+
+// Info describes the content the stream serves.
+func (r *reader) Info() backend.FileInfo { return r.info }
 
 func (r *reader) Read(p []byte) (int, error) {
 	if err := r.ctx.Err(); err != nil {

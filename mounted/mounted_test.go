@@ -3,7 +3,6 @@ package mounted_test
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"reflect"
@@ -40,7 +39,7 @@ func memBackend(t testing.TB, files map[string]string) *aferoadapter.FS {
 // listOnly hides everything but Reader and Lister, for the fallbacks.
 type listOnly struct{ b backend.Backend }
 
-func (l listOnly) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (l listOnly) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	return l.b.OpenRead(ctx, name)
 }
 

@@ -15,7 +15,7 @@ var errNotLink = fmt.Errorf("%w: not a symlink", fs.ErrInvalid)
 
 // OpenRead opens a file on its mount. The root and the mount roots are
 // directories.
-func (m *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (m *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	t, err := m.route("open", name)
 	if err != nil {
 		return nil, err
@@ -189,11 +189,15 @@ func (m *FS) LocalPath(name string) (string, bool) {
 	return backend.LocalPath(t.child, t.rest)
 }
 
-// reader rewrites the paths in a child's read errors.
+// reader rewrites the paths in a child's read errors; its Info is the
+// child's.
 type reader struct {
-	r     io.ReadCloser
+	r     backend.FileReader
 	mount string
 }
+
+// Info describes what the child's stream serves.
+func (r *reader) Info() backend.FileInfo { return r.r.Info() }
 
 func (r *reader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)

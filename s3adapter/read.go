@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"io/fs"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -13,8 +12,10 @@ import (
 )
 
 // Stat returns the metadata of name. A file's Version is its ETag. It
-// sends a HEAD for the object and a one-key listing below name
-// concurrently, because a key that is also a prefix is a directory.
+// sends a HEAD, whose answer settles what name is as OpenRead's GET does:
+// an object is a file (even where keys below it also exist), and only a
+// missing object costs a one-key listing below name, to tell a directory
+// from nothing.
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.checkPath("stat", name); err != nil {
 		return backend.FileInfo{}, err
@@ -22,18 +23,8 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if name == "." {
 		return dirInfo(name), nil
 	}
-	var (
-		isDir  bool
-		dirErr error
-		wg     sync.WaitGroup
-	)
-	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
-	head, headErr := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
-	wg.Wait()
-	switch {
-	case dirErr == nil && isDir:
-		return dirInfo(name), nil
-	case headErr == nil:
+	head, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
+	if err == nil {
 		_, base := backend.Split(name)
 		return backend.FileInfo{
 			Name:    base,
@@ -41,10 +32,18 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 			ModTime: aws.ToTime(head.LastModified),
 			Version: aws.ToString(head.ETag),
 		}, nil
+	}
+	if !isNotFound(err) {
+		return backend.FileInfo{}, pathError("stat", name, err)
+	}
+	isDir, dirErr := f.hasChildren(ctx, name)
+	switch {
 	case dirErr != nil:
 		return backend.FileInfo{}, pathError("stat", name, dirErr)
+	case isDir:
+		return dirInfo(name), nil
 	}
-	return backend.FileInfo{}, pathError("stat", name, headErr)
+	return backend.FileInfo{}, pathError("stat", name, err)
 }
 
 // dirInfo describes the directory name.
@@ -56,38 +55,40 @@ func dirInfo(name string) backend.FileInfo {
 	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
 }
 
-// OpenRead streams the object name. A directory gives backend.ErrIsDir
-// and a missing object fs.ErrNotExist. The GET and a one-key listing
-// below name are sent concurrently (see Stat).
-func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+// OpenRead streams the object name with one GET, whose answer settles
+// what name is: an object is a file, served with its size, modification
+// time and ETag as Info; only a missing object costs a one-key listing
+// below name, to tell a directory (backend.ErrIsDir) from nothing
+// (fs.ErrNotExist).
+func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := f.checkPath("open", name); err != nil {
 		return nil, err
 	}
 	if name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	var (
-		isDir  bool
-		dirErr error
-		wg     sync.WaitGroup
-	)
-	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
-	out, getErr := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}, quietChecksums)
-	wg.Wait()
-	switch {
-	case dirErr == nil && isDir:
-		if getErr == nil {
-			out.Body.Close()
+	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}, quietChecksums)
+	if err == nil {
+		_, base := backend.Split(name)
+		info := backend.FileInfo{
+			Name:    base,
+			Size:    aws.ToInt64(out.ContentLength),
+			ModTime: aws.ToTime(out.LastModified),
+			Version: aws.ToString(out.ETag),
 		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-	case getErr == nil:
-		return &objectReader{body: out.Body, name: name}, nil
-	case dirErr != nil && !isNotFound(getErr):
-		return nil, pathError("open", name, getErr)
+		return &objectReader{body: out.Body, name: name, info: info}, nil
+	}
+	if !isNotFound(err) {
+		return nil, pathError("open", name, err)
+	}
+	isDir, dirErr := f.hasChildren(ctx, name)
+	switch {
 	case dirErr != nil:
 		return nil, pathError("open", name, dirErr)
+	case isDir:
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	return nil, pathError("open", name, getErr)
+	return nil, pathError("open", name, err)
 }
 
 // quietChecksums silences the SDK's warning, on every read of a
@@ -99,7 +100,11 @@ func quietChecksums(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped
 type objectReader struct {
 	body io.ReadCloser
 	name string
+	info backend.FileInfo
 }
+
+// Info describes the object the GET answered with.
+func (r *objectReader) Info() backend.FileInfo { return r.info }
 
 func (r *objectReader) Read(p []byte) (int, error) {
 	n, err := r.body.Read(p)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -239,7 +238,7 @@ type streamFS struct {
 	stop    chan struct{}
 }
 
-func (f *streamFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (f *streamFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	spec, ok := f.streams[name]
 	if !ok {
 		return f.FS.OpenRead(ctx, name)
@@ -249,7 +248,7 @@ func (f *streamFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, er
 	if f.stop == nil {
 		f.stop = make(chan struct{})
 	}
-	return &endless{chunk: []byte(spec.chunk), ctx: ctx, withCtx: spec.withCtx, stop: f.stop}, nil
+	return backend.NewFileReader(&endless{chunk: []byte(spec.chunk), ctx: ctx, withCtx: spec.withCtx, stop: f.stop}, backend.FileInfo{Name: name, Size: -1}), nil
 }
 
 // stopStreams ends every stream opened so far.

@@ -3,7 +3,6 @@ package sftpadapter
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -103,7 +102,7 @@ func BenchmarkWalk(b *testing.B) {
 // Walker.
 type listOnly struct{ f *FS }
 
-func (l listOnly) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (l listOnly) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	return l.f.OpenRead(ctx, name)
 }
 

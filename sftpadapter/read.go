@@ -183,8 +183,8 @@ func (f *FS) listWalked(ctx context.Context, dir string) ([]backend.DirEntry, er
 // OpenRead opens the regular file name for reading. The file is checked
 // with LSTAT before the open and with FSTAT after it; when the two
 // disagree, the file was replaced in between and the open is retried a
-// few times before it fails.
-func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+// few times before it fails. The stream's Info is that FSTAT.
+func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := checkPath("open", name); err != nil {
 		return nil, err
 	}
@@ -195,11 +195,11 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 	defer cancel()
 	var r *reader
 	err := f.do(octx, true, func(s *session) error {
-		file, err := f.openChecked(s.client, name)
+		file, fi, err := f.openChecked(s.client, name)
 		if err != nil {
 			return err
 		}
-		r = &reader{f: f, s: s, ctx: ctx, name: name, file: file}
+		r = &reader{f: f, s: s, ctx: ctx, name: name, file: file, info: toFileInfo(name, fi)}
 		return nil
 	})
 	if err != nil {
@@ -209,34 +209,34 @@ func (f *FS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
 }
 
 // openChecked opens name after LSTAT says it is a regular file and checks
-// with FSTAT that the opened file is that one.
-func (f *FS) openChecked(c *sftp.Client, name string) (*sftp.File, error) {
+// with FSTAT that the opened file is that one, whose FSTAT it returns.
+func (f *FS) openChecked(c *sftp.Client, name string) (*sftp.File, os.FileInfo, error) {
 	for range openAttempts {
 		before, err := f.lstatPath(c, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := checkRegular(before); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		file, err := c.Open(f.remote(name))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		after, err := file.Stat()
 		if err != nil {
 			file.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		if sameFile(before, after) {
-			return file, nil
+			return file, after, nil
 		}
 		file.Close()
 		if err := checkRegular(after); err != nil {
-			return nil, errChanged
+			return nil, nil, errChanged
 		}
 	}
-	return nil, errChanged
+	return nil, nil, errChanged
 }
 
 // checkRegular refuses directories and everything that is not a regular
@@ -266,8 +266,12 @@ type reader struct {
 	ctx  context.Context
 	name string
 	file *sftp.File
+	info backend.FileInfo
 	once sync.Once
 }
+
+// Info describes the opened file.
+func (r *reader) Info() backend.FileInfo { return r.info }
 
 // Read reads from the file, within the FS's OpTimeout.
 func (r *reader) Read(p []byte) (int, error) {

@@ -316,7 +316,7 @@ func (f *FS) checkPrecondition(c *sftp.Client, name string, exists bool, pre bac
 
 // hashFile returns the lowercase hex SHA-256 of the regular file name.
 func (f *FS) hashFile(c *sftp.Client, name string) (string, error) {
-	file, err := f.openChecked(c, name)
+	file, _, err := f.openChecked(c, name)
 	if err != nil {
 		return "", err
 	}

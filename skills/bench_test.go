@@ -3,7 +3,6 @@ package skills
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +75,7 @@ type latencyFS struct {
 	delay time.Duration
 }
 
-func (l latencyFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (l latencyFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	t := time.NewTimer(l.delay)
 	defer t.Stop()
 	select {

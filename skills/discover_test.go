@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -335,7 +334,7 @@ type failingFS struct {
 	err  error
 }
 
-func (f failingFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (f failingFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if name == f.path {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: f.err}
 	}

@@ -26,6 +26,23 @@ type existing struct {
 	partial bool
 	// hash is the full hex SHA-256 of the whole content.
 	hash string
+	// version is the backend's version token of the content read, empty
+	// where it has none; the commit's precondition names it where the
+	// backend checks versions, so a compare-and-swap reads only once.
+	version string
+}
+
+// precondition is what the commit of a change must find at its target:
+// nothing, or still the content ex was read from (by version where the
+// backend checks versions, by hash elsewhere).
+func (s *Set) precondition(ex existing) backend.Precondition {
+	switch {
+	case !ex.exists:
+		return backend.Precondition{CreateOnly: true}
+	case ex.version != "" && backend.CapabilitiesOf(s.b).Versions:
+		return backend.Precondition{MatchVersion: ex.version}
+	}
+	return backend.Precondition{MatchHash: ex.hash}
 }
 
 // loadTarget inspects the target of a write. A missing target is fine
@@ -34,28 +51,19 @@ type existing struct {
 // headers only), while all of it is hashed as it streams by, for the
 // write's precondition. Refusals use the texts of write_file.
 func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, error) {
-	info, err := backend.Stat(ctx, s.b, t.resolved)
+	r, err := s.b.OpenRead(ctx, t.resolved)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return existing{}, s.checkParent(ctx, t)
 	case errors.Is(err, backend.ErrNotDir):
 		return existing{}, parentNotDir(t.display)
-	case err != nil:
-		return existing{}, s.storageErr(err, t.display)
-	case !info.IsRegular():
+	case errors.Is(err, backend.ErrIsDir), errors.Is(err, backend.ErrNotRegular):
 		return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
-	}
-	r, err := s.b.OpenRead(ctx, t.resolved)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return existing{}, s.checkParent(ctx, t)
-		}
-		if errors.Is(err, backend.ErrIsDir) || errors.Is(err, backend.ErrNotRegular) {
-			return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
-		}
+	case err != nil:
 		return existing{}, s.storageErr(err, t.display)
 	}
 	defer r.Close()
+	info := r.Info()
 	if info.Size > keep {
 		keep = 0
 	}
@@ -63,6 +71,7 @@ func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, e
 	if err != nil {
 		return ex, s.storageErr(err, t.display)
 	}
+	ex.version = info.Version
 	return ex, nil
 }
 
@@ -169,11 +178,7 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb); err != nil || msg != "" {
 		return diff, truncated, msg, err
 	}
-	pre := backend.Precondition{CreateOnly: true}
-	if c.old.exists {
-		pre = backend.Precondition{MatchHash: c.old.hash}
-	}
-	err = backend.WriteFile(ctx, s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: pre})
+	err = backend.WriteFile(ctx, s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: s.precondition(c.old)})
 	if err != nil {
 		return diff, truncated, "", s.writeErr(ctx, c, err)
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/fencefs/fencefs/backend"
 )
 
 // maxMatchLines is how many line numbers an ambiguous match lists.
@@ -156,26 +154,19 @@ func commonSuffix(a, b string) int {
 }
 
 // loadEditable reads the whole existing regular text file t for
-// edit_file. A directory, a missing file and a special file are refused
-// without opening anything; a binary file from its first 8192 bytes, and
+// edit_file, once: the stream's Info gives the size and version. A
+// directory, a missing file and a special file are refused by the open; a
+// binary file from its first 8192 bytes, and
 // a file larger than the edit limit before it is read (or, where storage
 // reported less, as soon as more is read), so memory stays bounded by
 // the limit whatever the storage serves.
 func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
-	info, err := backend.Stat(ctx, s.b, t.resolved)
-	switch {
-	case err != nil:
-		return existing{}, s.fileErr(err, t.display)
-	case info.IsDir():
-		return existing{}, s.fileErr(backend.ErrIsDir, t.display)
-	case !info.IsRegular():
-		return existing{}, s.fileErr(backend.ErrNotRegular, t.display)
-	}
-	r, err := s.b.OpenRead(ctx, t.resolved)
+	r, err := s.openFile(ctx, t)
 	if err != nil {
-		return existing{}, s.fileErr(err, t.display)
+		return existing{}, err
 	}
 	defer r.Close()
+	info := r.Info()
 	src := contextReader{ctx, r}
 	head := make([]byte, binaryPrefix)
 	n, err := io.ReadFull(src, head)
@@ -196,7 +187,7 @@ func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
 	if int64(len(data)) > s.maxEdit {
 		return existing{}, s.tooBigToEdit(t.display, fmt.Sprintf("more than %d", s.maxEdit))
 	}
-	return existing{exists: true, data: data, hash: hashBytes(data)}, nil
+	return existing{exists: true, data: data, hash: hashBytes(data), version: info.Version}, nil
 }
 
 // tooBigToEdit refuses a file above the edit limit; size says how large

@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"net"
 	"strings"
-	"syscall"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
+	"github.com/fencefs/fencefs/tools/internal/rg"
 )
 
 // RetryError is an error the model can correct: a missing file, a denied
@@ -97,10 +97,11 @@ func tooLongMsg(p string) error {
 }
 
 // isFatalStorage reports whether err is a failure of the storage itself
-// (full or read-only file system) that no other path would avoid.
+// (full or read-only file system, I/O error) that no other path would
+// avoid.
 func isFatalStorage(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) ||
-		errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EIO)
+	return errors.Is(err, backend.ErrNoSpace) || errors.Is(err, backend.ErrReadOnlyStorage) ||
+		errors.Is(err, backend.ErrIO)
 }
 
 // pathErr maps the errors every tool treats alike: containment, loops,
@@ -127,13 +128,13 @@ func (s *Set) pathErr(err error, display string) error {
 		return s.fatal(err)
 	case errors.Is(err, backend.ErrOutside):
 		return outsideMsg(display)
-	case errors.Is(err, backend.ErrLoop), errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, backend.ErrLoop):
 		return loopMsg(display)
-	case errors.Is(err, backend.ErrNameTooLong), errors.Is(err, syscall.ENAMETOOLONG):
+	case errors.Is(err, backend.ErrNameTooLong):
 		return tooLongMsg(display)
 	case errors.Is(err, backend.ErrReadOnly):
 		return retryf("Path '%s' is on read-only storage and cannot be changed. Write somewhere else.", display)
-	case errors.Is(err, backend.ErrInvalidPath), errors.Is(err, syscall.EILSEQ):
+	case errors.Is(err, backend.ErrInvalidPath):
 		return retryf("Path '%s' is not a valid name on this storage.", display)
 	case errors.Is(err, backend.ErrSymlink):
 		return retryf("Path '%s' changed while it was being used (a symlink appeared). Try again.", display)
@@ -155,9 +156,9 @@ func (s *Set) storageErr(err error, display string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return retryf("Path not found: %s", display)
-	case errors.Is(err, backend.ErrNotDir), errors.Is(err, syscall.ENOTDIR):
+	case errors.Is(err, backend.ErrNotDir):
 		return retryf("Path '%s' is not a directory, or a name on the way to it is a file.", display)
-	case errors.Is(err, backend.ErrIsDir), errors.Is(err, syscall.EISDIR):
+	case errors.Is(err, backend.ErrIsDir):
 		return retryf("'%s' is a directory, not a file.", display)
 	case errors.Is(err, backend.ErrNotRegular):
 		return retryf("Path '%s' is not a regular file or directory.", display)
@@ -165,8 +166,7 @@ func (s *Set) storageErr(err error, display string) error {
 		return retryf("Conflict: path '%s' changed while it was being used. Check it and retry.", display)
 	case errors.Is(err, fs.ErrExist):
 		return retryf("Path '%s' already exists.", display)
-	case errors.Is(err, syscall.E2BIG):
-		// Only starting ripgrep passes arguments to the host.
+	case errors.Is(err, rg.ErrArgTooLong):
 		return retryf("An argument of this call is too long to pass to ripgrep (at most 128 KiB each). Use a shorter pattern or glob.")
 	}
 	return s.fatal(err)
@@ -184,21 +184,21 @@ func (s *Set) fatal(err error) error {
 	return &fatalError{msg: "Storage failure: " + failureKind(err) + ". Details are in the server's log.", err: err}
 }
 
-// failureKind words what kind of storage failure err is.
+// failureKind words what kind of storage failure err is, from the fatal
+// sentinels of package backend (which adapters map errnos to) and the
+// network's own errors.
 func failureKind(err error) string {
 	var ne net.Error
 	switch {
-	case errors.Is(err, syscall.ENOSPC):
+	case errors.Is(err, backend.ErrNoSpace):
 		return "no space is left on the storage"
-	case errors.Is(err, syscall.EDQUOT):
-		return "the storage quota is exhausted"
-	case errors.Is(err, syscall.EROFS):
+	case errors.Is(err, backend.ErrReadOnlyStorage):
 		return "the storage is read-only"
-	case errors.Is(err, syscall.EIO):
+	case errors.Is(err, backend.ErrIO):
 		return "the storage reported an input/output error"
 	case errors.As(err, &ne) && ne.Timeout():
 		return "the storage server did not answer in time"
-	case errors.As(err, &ne), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+	case errors.As(err, &ne):
 		return "the storage server could not be reached"
 	}
 	return "the storage failed"

@@ -240,7 +240,7 @@ func (s *Set) rgGrep(ctx context.Context, r *rg.Runner, f *walkFilter, q grepQue
 					return true
 				}
 			}
-			r := fallback.SearchFile(ctx, s.b, we.Resolved, s.opts.MaxSearchResults)
+			r := fallback.SearchFile(ctx, streams{s.b}, we.Resolved, s.opts.MaxSearchResults)
 			if r.Err != nil {
 				if ctx.Err() != nil {
 					stopErr = ctx.Err()

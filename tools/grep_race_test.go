@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,7 +28,7 @@ func (v *splitView) LocalPath(name string) (string, bool) {
 	return filepath.Join(v.host, filepath.FromSlash(name)), true
 }
 
-func (v *splitView) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (v *splitView) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := v.openErr[name]; err != nil {
 		return nil, err
 	}

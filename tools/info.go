@@ -37,23 +37,29 @@ func (s *Set) fileInfo(ctx context.Context, raw json.RawMessage) (string, error)
 	if err != nil {
 		return "", err
 	}
-	info, err := backend.Stat(ctx, s.b, t.resolved)
-	if err != nil {
-		return "", s.infoErr(err, p)
-	}
 	lines := []string{"path: " + p}
+	// A file answers from one read: the stream says what it serves. Only
+	// what is not a regular file costs a Stat.
+	r, err := s.b.OpenRead(ctx, t.resolved)
 	switch {
-	case info.IsDir():
-		lines = append(lines, "type: directory", sizeLine(info.Size))
-	case info.IsRegular():
-		lines = append(lines, "type: file")
-		more, err := s.fileFacts(ctx, t)
+	case err == nil:
+		defer r.Close()
+		more, err := s.fileFacts(ctx, t, r)
 		if err != nil {
 			return "", err
 		}
-		lines = append(lines, more...)
+		lines = append(append(lines, "type: file"), more...)
+	case errors.Is(err, backend.ErrIsDir) || errors.Is(err, backend.ErrNotRegular):
+		info, err := backend.Stat(ctx, s.b, t.resolved)
+		if err != nil {
+			return "", s.infoErr(err, p)
+		}
+		if !info.IsDir() {
+			return "", retryf("Path '%s' is not a regular file or directory.", p)
+		}
+		lines = append(lines, "type: directory", sizeLine(info.Size))
 	default:
-		return "", retryf("Path '%s' is not a regular file or directory.", p)
+		return "", s.infoErr(err, p)
 	}
 	if linkTarget != "" {
 		lines = append(lines, "symlink_target: "+linkTarget)
@@ -64,12 +70,7 @@ func (s *Set) fileInfo(ctx context.Context, raw json.RawMessage) (string, error)
 // fileFacts reads a regular file once for file_info: its size, whether it
 // is binary, and for text its line count and hash (shown even when
 // content hashes are off: file_info is where a model asks for one).
-func (s *Set) fileFacts(ctx context.Context, t target) ([]string, error) {
-	r, err := s.b.OpenRead(ctx, t.resolved)
-	if err != nil {
-		return nil, s.infoErr(err, t.display)
-	}
-	defer r.Close()
+func (s *Set) fileFacts(ctx context.Context, t target, r backend.FileReader) ([]string, error) {
 	scan, err := s.scanFile(ctx, r, window{offset: 0, limit: 0})
 	if err != nil {
 		return nil, s.storageErr(err, t.display)
@@ -77,11 +78,7 @@ func (s *Set) fileFacts(ctx context.Context, t target) ([]string, error) {
 	if scan.binary {
 		size := scan.size
 		if !scan.complete {
-			info, err := backend.Stat(ctx, s.b, t.resolved)
-			if err != nil {
-				return nil, s.infoErr(err, t.display)
-			}
-			size = info.Size
+			size = r.Info().Size
 		}
 		return []string{sizeLine(size), "binary: true"}, nil
 	}

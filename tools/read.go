@@ -84,7 +84,7 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", s.storageErr(err, p)
 	}
 	if scan.binary {
-		return s.readBinary(ctx, t, scan)
+		return s.readBinary(ctx, t, scan, r.Info())
 	}
 	if scan.lines > 0 && win.offset >= scan.lines {
 		return "", retryf("Offset %d exceeds file length (%s).", win.offset, count(scan.lines, "line", "lines"))
@@ -99,21 +99,10 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 }
 
 // openFile opens the regular file t for reading, mapping the refusals to
-// the messages of read_file and edit_file. On storage that can hold
-// special files the type is checked first, so a FIFO is never opened.
-func (s *Set) openFile(ctx context.Context, t target) (io.ReadCloser, error) {
-	if backend.CapabilitiesOf(s.b).SpecialFiles {
-		info, err := backend.Stat(ctx, s.b, t.resolved)
-		if err != nil {
-			return nil, s.fileErr(err, t.display)
-		}
-		if info.IsDir() {
-			return nil, s.fileErr(backend.ErrIsDir, t.display)
-		}
-		if !info.IsRegular() {
-			return nil, s.fileErr(backend.ErrNotRegular, t.display)
-		}
-	}
+// the messages of read_file and edit_file. It needs no Stat first: OpenRead
+// refuses directories and special files itself, never blocking on a FIFO,
+// and its stream's Info describes what it serves.
+func (s *Set) openFile(ctx context.Context, t target) (backend.FileReader, error) {
 	r, err := s.b.OpenRead(ctx, t.resolved)
 	if err != nil {
 		return nil, s.fileErr(err, t.display)
@@ -289,14 +278,11 @@ func (c contextReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// readBinary answers read_file for a binary file.
-func (s *Set) readBinary(ctx context.Context, t target, scan *scanResult) (string, error) {
+// readBinary answers read_file for a binary file; info describes the
+// stream scanned, whose size stands in for what the scan did not read.
+func (s *Set) readBinary(ctx context.Context, t target, scan *scanResult, info backend.FileInfo) (string, error) {
 	size := scan.size
 	if !scan.complete {
-		info, err := backend.Stat(ctx, s.b, t.resolved)
-		if err != nil {
-			return "", s.fileErr(err, t.display)
-		}
 		size = info.Size
 	}
 	if scan.complete {

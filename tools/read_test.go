@@ -241,12 +241,12 @@ type countingFS struct {
 	n atomic.Int64
 }
 
-func (c *countingFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (c *countingFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	r, err := c.FS.OpenRead(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	return countingReadCloser{r, &c.n}, nil
+	return backend.NewFileReader(countingReadCloser{r, &c.n}, r.Info()), nil
 }
 
 type countingReadCloser struct {
@@ -285,8 +285,8 @@ type genFS struct {
 	line string // repeated; "" means one line of 'x' without a newline
 }
 
-func (g genFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
-	return io.NopCloser(io.LimitReader(&repeatReader{pattern: g.pattern()}, g.size)), nil
+func (g genFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
+	return backend.NewFileReader(io.NopCloser(io.LimitReader(&repeatReader{pattern: g.pattern()}, g.size)), backend.FileInfo{Name: name, Size: g.size}), nil
 }
 
 func (g genFS) pattern() string {

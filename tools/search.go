@@ -178,7 +178,7 @@ func (s *Set) searchAll(ctx context.Context, m *textsearch.Matcher, files walked
 
 // searchOne searches a single file named as the walk root.
 func (s *Set) searchOne(ctx context.Context, m *textsearch.Matcher, root target, limit int, pr *textsearch.Printer) error {
-	r := m.SearchFile(ctx, s.b, root.resolved, limit)
+	r := m.SearchFile(ctx, streams{s.b}, root.resolved, limit)
 	if r.Err != nil {
 		if errors.Is(r.Err, textsearch.ErrBinary) || skippableReadErr(r.Err) {
 			return nil
@@ -187,4 +187,12 @@ func (s *Set) searchOne(ctx context.Context, m *textsearch.Matcher, root target,
 	}
 	pr.Add(s.outputPath(root.written), r.Lines)
 	return nil
+}
+
+// streams adapts a backend to textsearch.Opener, which needs only the
+// bytes of a file.
+type streams struct{ b backend.Backend }
+
+func (o streams) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+	return o.b.OpenRead(ctx, name)
 }

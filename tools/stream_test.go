@@ -20,7 +20,7 @@ type streamFS struct {
 }
 
 // stream describes one generated file. Its bytes are chunk repeated,
-// end bytes in all; Stat reports size.
+// end bytes in all; Stat and the stream's Info report size.
 type stream struct {
 	chunk     string
 	size, end int64
@@ -41,12 +41,12 @@ func newStreamFS(streams map[string]*stream) *streamFS {
 	return &streamFS{memFS: m, streams: streams}
 }
 
-func (f *streamFS) OpenRead(ctx context.Context, name string) (io.ReadCloser, error) {
+func (f *streamFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	st, ok := f.streams[name]
 	if !ok {
 		return f.memFS.OpenRead(ctx, name)
 	}
-	return io.NopCloser(&streamReader{st: st}), nil
+	return backend.NewFileReader(io.NopCloser(&streamReader{st: st}), backend.FileInfo{Name: name, Size: st.size}), nil
 }
 
 func (f *streamFS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {

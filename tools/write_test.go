@@ -236,8 +236,10 @@ func TestStorageFailuresAreFatalAndClean(t *testing.T) {
 		retry bool
 		want  string
 	}{
-		{"disk full", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.ENOSPC}, false, "Storage failure: no space is left on the storage" + tail},
-		{"read-only file system", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.EROFS}, false, "Storage failure: the storage is read-only" + tail},
+		{"disk full", &fs.PathError{Op: "write", Path: "f.txt", Err: backend.FatalErrno(syscall.ENOSPC)}, false, "Storage failure: no space is left on the storage" + tail},
+		{"quota", &fs.PathError{Op: "write", Path: "f.txt", Err: backend.FatalErrno(syscall.EDQUOT)}, false, "Storage failure: no space is left on the storage" + tail},
+		{"read-only file system", &fs.PathError{Op: "write", Path: "f.txt", Err: backend.FatalErrno(syscall.EROFS)}, false, "Storage failure: the storage is read-only" + tail},
+		{"i/o error", &fs.PathError{Op: "write", Path: "f.txt", Err: backend.FatalErrno(syscall.EIO)}, false, "Storage failure: the storage reported an input/output error" + tail},
 		{"host path inside", fmt.Errorf("rename %s/sub/x: device busy", fx.dir), false, "Storage failure: the storage failed" + tail},
 		{"host path outside", errors.New("open /var/tmp/other: device busy"), false, "Storage failure: the storage failed" + tail},
 		{"unreachable", fmt.Errorf("stat s3/ws/f.txt: s3 request failed: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), false,

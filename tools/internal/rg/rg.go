@@ -62,6 +62,10 @@ var (
 	ErrGlob    = errors.New("rg: ripgrep could not use a glob")
 )
 
+// ErrArgTooLong: the host refused to start ripgrep because an argument
+// (a pattern or glob) is longer than it passes to a program (E2BIG).
+var ErrArgTooLong = errors.New("rg: an argument is too long to start ripgrep")
+
 // Runner runs rg. The zero value runs "rg" from PATH with DefaultTimeout.
 type Runner struct {
 	// Path is the rg executable; "" means "rg" looked up in PATH.
@@ -405,6 +409,8 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 			return ErrTimeout
 		case errors.Is(err, exec.ErrNotFound):
 			return ErrNotInstalled
+		case errors.Is(err, syscall.E2BIG):
+			return ErrArgTooLong
 		}
 		return fmt.Errorf("rg: start: %w", err)
 	}
