@@ -35,7 +35,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 		unix.Close(fd)
 		return nil, pathError(op, name, err)
 	}
-	return &fdReader{fd: fd, info: infoOf(name, &st)}, nil
+	return &fdReader{fd: fd, name: name, st: st}, nil
 }
 
 // fdReader reads a regular file by its descriptor with plain read calls;
@@ -44,11 +44,14 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 // many small files pays for.
 type fdReader struct {
 	fd   int
-	info backend.FileInfo
+	name string
+	// st is the descriptor's fstat; Info is built from it only when asked,
+	// so a search that never asks pays nothing for the version string.
+	st unix.Stat_t
 }
 
 // Info describes the file the descriptor reads.
-func (r *fdReader) Info() backend.FileInfo { return r.info }
+func (r *fdReader) Info() backend.FileInfo { return infoOf(r.name, &r.st) }
 
 func (r *fdReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
