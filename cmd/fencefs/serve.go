@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencefs/fencefs/audit"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -59,9 +60,13 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	defer ns.Close()
-	build, err := serverBuilderFor(ctx, ns, s, auditLog, logger)
+	q, err := newQuotas(s, func(ctx context.Context, _ string) (quota.Usage, error) { return scanUsage(ctx, ns.b) })
+	var build serverBuilder
 	if err == nil {
-		err = serveStdio(ctx, build(ns.set, s), stdin, stdout, logger)
+		build, err = serverBuilderFor(ctx, ns, s, callHooks{audit: auditLog, quotas: q}, logger)
+	}
+	if err == nil {
+		err = serveStdio(ctx, build(ns.set, s, newProbe(ns)), stdin, stdout, logger)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
@@ -72,7 +77,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 
 // serverBuilderFor returns the builder of the MCP servers over ns: the
 // tools of a set, and the skills of --skills as prompts.
-func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, auditLog *audit.Logger, logger *slog.Logger) (serverBuilder, error) {
+func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, h callHooks, logger *slog.Logger) (serverBuilder, error) {
 	var addPrompts func(*mcp.Server)
 	if len(s.Skills) > 0 {
 		loader, cat, err := discoverSkills(ctx, ns, s)
@@ -82,8 +87,9 @@ func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, au
 		logCatalog(logger, cat)
 		addPrompts = func(server *mcp.Server) { addSkillPrompts(server, loader, cat, logger) }
 	}
-	return func(set *tools.Set, s *config.Settings) *mcp.Server {
-		server := newServer(set, s, auditLog, logger)
+	return func(set *tools.Set, s *config.Settings, probe *tools.Tool) *mcp.Server {
+		h.probe = probe
+		server := newServer(set, s, h, logger)
 		if addPrompts != nil {
 			addPrompts(server)
 		}
@@ -105,8 +111,13 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 		tenants *tenant.Cache[tenant.ID, *servers]
 		ready   func(context.Context) error
 	)
+	hooks := callHooks{audit: auditLog}
 	if len(s.TenantMounts) > 0 {
-		build := func(set *tools.Set, ts *config.Settings) *mcp.Server { return newServer(set, ts, auditLog, logger) }
+		build := func(set *tools.Set, ts *config.Settings, probe *tools.Tool) *mcp.Server {
+			h := hooks
+			h.probe = probe
+			return newServer(set, ts, h, logger)
+		}
 		if len(s.Skills) > 0 {
 			return errors.New("--skills: not yet served with --tenant-mount")
 		}
@@ -115,13 +126,28 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 			return err
 		}
 		defer tenants.Close()
+		hooks.quotas, err = newQuotas(s, func(ctx context.Context, t string) (quota.Usage, error) {
+			v, release, err := tenants.Get(ctx, tenant.ID(t))
+			if err != nil {
+				return quota.Usage{}, err
+			}
+			defer release()
+			return scanUsage(ctx, v.ns.b)
+		})
+		if err != nil {
+			return err
+		}
 	} else {
 		ns, err := openNamespace(ctx, s, logger)
 		if err != nil {
 			return err
 		}
 		defer ns.Close()
-		build, err := serverBuilderFor(ctx, ns, s, auditLog, logger)
+		hooks.quotas, err = newQuotas(s, func(ctx context.Context, _ string) (quota.Usage, error) { return scanUsage(ctx, ns.b) })
+		if err != nil {
+			return err
+		}
+		build, err := serverBuilderFor(ctx, ns, s, hooks, logger)
 		if err != nil {
 			return err
 		}
@@ -157,23 +183,32 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// newServer registers every tool of the set on a new MCP server; each call
-// is audited to auditLog when it is not nil.
-func newServer(set *tools.Set, s *config.Settings, auditLog *audit.Logger, logger *slog.Logger) *mcp.Server {
+// callHooks are what every tool call passes through besides the tool: the
+// audit log, the tenant's quotas, and a file_info over the namespace for
+// the checks before a change (nil fields are left out).
+type callHooks struct {
+	audit  *audit.Logger
+	quotas *quota.Manager
+	probe  *tools.Tool
+}
+
+// newServer registers every tool of the set on a new MCP server, each
+// call passing through h.
+func newServer(set *tools.Set, s *config.Settings, h callHooks, logger *slog.Logger) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: readVersion().short()}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions(s),
 		// No MCP logging capability: logs go to stderr, not to the client.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	probe, _ := set.Tool("file_info")
 	for _, t := range set.Tools() {
-		h := toolHandler(t, logger)
+		th := toolHandler(t, logger)
 		if hashGuard(s) {
-			h = requireHash(t.Name, probe, h)
+			th = requireHash(t.Name, h.probe, th)
 		}
-		h = audited(auditLog, t, s.AuditReads, h)
-		server.AddTool(mcpTool(t), h)
+		th = limited(h.quotas, t, h.probe, th)
+		th = audited(h.audit, t, s.AuditReads, th)
+		server.AddTool(mcpTool(t), th)
 	}
 	return server
 }

@@ -29,6 +29,7 @@ import (
 // first use, since tokens of one tenant may carry different scopes.
 type servers struct {
 	ns      *namespace
+	probe   *tools.Tool
 	s       *config.Settings
 	offered []string
 	build   serverBuilder
@@ -39,14 +40,29 @@ type servers struct {
 
 // serverBuilder makes the MCP server of a tool set over the namespace
 // the settings describe.
-type serverBuilder func(*tools.Set, *config.Settings) *mcp.Server
+// The probe is a file_info over the namespace whatever the caller's
+// tools, for the checks the server makes before a change.
+type serverBuilder func(set *tools.Set, s *config.Settings, probe *tools.Tool) *mcp.Server
+
+// newProbe returns a file_info tool over ns with its policy.
+func newProbe(ns *namespace) *tools.Tool {
+	opts := ns.opts
+	opts.Tools = []string{"file_info"}
+	opts.OnEvent = nil
+	set, err := tools.New(ns.b, opts)
+	if err != nil {
+		return nil // the same options built ns.set: this does not happen
+	}
+	t, _ := set.Tool("file_info")
+	return t
+}
 
 func newServers(ns *namespace, s *config.Settings, build serverBuilder) *servers {
 	var offered []string
 	for _, t := range ns.set.Tools() {
 		offered = append(offered, t.Name)
 	}
-	return &servers{ns: ns, s: s, offered: offered, build: build, byList: map[string]*mcp.Server{}}
+	return &servers{ns: ns, probe: newProbe(ns), s: s, offered: offered, build: build, byList: map[string]*mcp.Server{}}
 }
 
 // server returns the server offering list (nil: every configured tool).
@@ -75,7 +91,7 @@ func (v *servers) server(list []string, newSession bool) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := v.build(set, v.s)
+	srv := v.build(set, v.s, v.probe)
 	if !newSession {
 		v.byList[key] = srv
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/policy"
+	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -106,6 +107,11 @@ type Settings struct {
 	// for none. AuditReads logs the reading calls too.
 	Audit      string
 	AuditReads bool
+	// Quota are the limits of every tenant (of the whole server without
+	// --auth); QuotaTenants replace them for named tenants (config file
+	// key quota_tenants).
+	Quota        quota.Limits
+	QuotaTenants map[string]quota.Limits
 
 	// rootGiven records that --root was given, which mounts exclude.
 	rootGiven bool
@@ -338,6 +344,9 @@ func plural(n int, one, many string) string {
 type parser struct {
 	cmd string
 	fs  *flag.FlagSet
+	// s receives the settings the file gives outside the flags
+	// (quota_tenants).
+	s *Settings
 	// inherited holds one mark per repeatable flag: set after the file
 	// has been applied, each makes the command line replace the file's
 	// list of that flag.
@@ -349,7 +358,7 @@ type parser struct {
 
 // newParser builds the FlagSet of cmd over s.
 func newParser(cmd string, s *Settings) *parser {
-	p := &parser{cmd: cmd, fs: flag.NewFlagSet(cmd, flag.ContinueOnError)}
+	p := &parser{cmd: cmd, s: s, fs: flag.NewFlagSet(cmd, flag.ContinueOnError)}
 	p.fs.SetOutput(io.Discard)
 	p.fs.Usage = func() {}
 	mark := func() *bool {
@@ -474,6 +483,11 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "tenant-mount", arg: "NAME=SPEC", usage: "mount SPEC, with {tenant} replaced by the caller's tenant, at /NAME of each tenant's namespace (repeatable; needs --auth)", value: listValue{&s.TenantMounts, checkTenantMount, mark()}, only: []string{"serve"}},
 		{name: "tenant-cache", arg: "N", usage: "keep the namespaces of the N most recent tenants open (default 1000)", value: intValue{&s.TenantCache, 1}, only: []string{"serve"}},
 		{name: "audit", arg: "FILE", usage: "append a hash-chained JSON line per changing call to FILE (- for stdout); check it with fencefs audit verify", value: stringValue{&s.Audit}, only: []string{"serve"}},
+		{name: "quota-bytes", arg: "N", usage: "per tenant: refuse a write, copy or edit that would store more than N bytes (default 0: no limit)", value: int64Value{&s.Quota.MaxBytes}, only: []string{"serve"}},
+		{name: "quota-files", arg: "N", usage: "per tenant: refuse a change that would store more than N files (default 0: no limit)", value: int64Value{&s.Quota.MaxFiles}, only: []string{"serve"}},
+		{name: "rate-limit", arg: "R", usage: "per tenant and replica: tool calls per second (default 0: no limit)", value: floatValue{&s.Quota.CallsPerSecond}, only: []string{"serve"}},
+		{name: "rate-burst", arg: "N", usage: "calls allowed at once above --rate-limit (default: the rate rounded up)", value: intValue{&s.Quota.Burst, 0}, only: []string{"serve"}},
+		{name: "max-concurrent", arg: "N", usage: "per tenant and replica: tool calls running at once (default 0: no limit)", value: intValue{&s.Quota.MaxConcurrent, 0}, only: []string{"serve"}},
 		{name: "audit-reads", usage: "audit the reading calls too", value: boolValue{&s.AuditReads}, only: []string{"serve"}},
 	}
 }

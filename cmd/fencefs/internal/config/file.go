@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/tenant"
 )
 
 // applyFile applies the settings of a YAML document to the FlagSet, as if
@@ -51,6 +54,9 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 	if key == "mounts" {
 		return p.applyMounts(file, v)
 	}
+	if key == "quota_tenants" {
+		return p.applyQuotaTenants(file, v)
+	}
 	name := strings.ReplaceAll(key, "_", "-")
 	f := p.fs.Lookup(name)
 	switch {
@@ -86,6 +92,33 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// applyQuotaTenants applies the "quota_tenants" map of tenant to limits
+// (max_bytes, max_files, calls_per_second, burst, max_concurrent).
+func (p *parser) applyQuotaTenants(file string, v *yaml.Node) error {
+	if p.cmd != "serve" {
+		return nil
+	}
+	var m map[string]quota.Limits
+	dec := yaml.NewDecoder(strings.NewReader(nodeText(v)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return &Error{Where: at(file, v), Setting: "quota_tenants", Err: fmt.Errorf("expected a mapping of tenant to limits (max_bytes, max_files, calls_per_second, burst, max_concurrent): %v", err)}
+	}
+	for t := range m {
+		if _, err := tenant.ParseID(t); err != nil {
+			return &Error{Where: at(file, v), Setting: "quota_tenants", Err: err}
+		}
+	}
+	p.s.QuotaTenants = m
+	return nil
+}
+
+// nodeText renders a YAML node back to text, for a strict decode.
+func nodeText(n *yaml.Node) string {
+	b, _ := yaml.Marshal(n)
+	return string(b)
 }
 
 // applyMounts applies the "mounts" map of name to spec.
@@ -191,6 +224,9 @@ func (p *parser) fileKeys() []string {
 		default:
 			keys = append(keys, strings.ReplaceAll(d.name, "-", "_"))
 		}
+	}
+	if p.cmd == "serve" {
+		keys = append(keys, "quota_tenants")
 	}
 	return keys
 }

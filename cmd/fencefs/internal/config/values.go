@@ -382,3 +382,41 @@ func SplitTenantMount(s string) (string, tenant.Template, error) {
 	t, err := tenant.ParseTemplate(spec)
 	return name, t, err
 }
+
+// int64Value is a size or count of at least 0.
+type int64Value struct{ p *int64 }
+
+func (v int64Value) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*v.p, 10)
+}
+
+func (v int64Value) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a whole number of at least 0", s)
+	}
+	*v.p = n
+	return nil
+}
+
+// floatValue is a rate of at least 0.
+type floatValue struct{ p *float64 }
+
+func (v floatValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v floatValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f != f {
+		return fmt.Errorf("%q is not a number of at least 0", s)
+	}
+	*v.p = f
+	return nil
+}

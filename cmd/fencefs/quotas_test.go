@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeHTTPQuotas: a change that would pass --quota-bytes is refused
+// with a message naming the limit and leaves nothing; a delete gives the
+// space back; calls beyond --rate-limit are refused, saying when to retry.
+func TestServeHTTPQuotas(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	root := t.TempDir()
+	h := startServe(t, "serve", "--http", "127.0.0.1:0", "--root", root, "--tools", allTools(), "--quota-bytes", "20", "--quota-files", "2")
+	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "a.txt", "content": "0123456789a"})
+	for _, tc := range []struct {
+		tool, limit string
+		args        map[string]any
+		path        string
+	}{
+		{"write_file", "stored bytes", map[string]any{"path": "b.txt", "content": "0123456789abcde"}, "b.txt"},
+		{"copy_file", "stored bytes", map[string]any{"source": "a.txt", "destination": "c.txt"}, "c.txt"},
+		{"write_file", "stored bytes", map[string]any{"path": "a.txt", "content": strings.Repeat("x", 21)}, ""},
+	} {
+		text, isError := callTool(t, ctx, cs, tc.tool, tc.args)
+		if !isError || !strings.Contains(text, tc.limit) {
+			t.Errorf("%s %v: %q, want a refusal naming %q", tc.tool, tc.args, text, tc.limit)
+		}
+		if tc.path != "" {
+			if _, err := os.Stat(filepath.Join(root, tc.path)); !os.IsNotExist(err) {
+				t.Errorf("%s after a refused %s: %v", tc.path, tc.tool, err)
+			}
+		}
+	}
+	if got := readFile(t, filepath.Join(root, "a.txt")); got != "0123456789a" {
+		t.Errorf("a.txt holds %q after a refused overwrite", got)
+	}
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "b.txt", "content": "012345678"})
+	if text, isError := callTool(t, ctx, cs, "write_file", map[string]any{"path": "c.txt", "content": ""}); !isError || !strings.Contains(text, "stored files") {
+		t.Errorf("a third file: %q, want a refusal naming stored files", text)
+	}
+	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "a.txt"})
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "c.txt", "content": "0123456789"})
+
+	r := startServe(t, "serve", "--http", "127.0.0.1:0", "--root", root, "--rate-limit", "0.001", "--rate-burst", "2")
+	rs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	callOK(t, ctx, rs, "read_file", map[string]any{"path": "b.txt"})
+	callOK(t, ctx, rs, "read_file", map[string]any{"path": "b.txt"})
+	if text, isError := callTool(t, ctx, rs, "read_file", map[string]any{"path": "b.txt"}); !isError || !strings.Contains(text, "calls per second") {
+		t.Errorf("a call beyond the rate: %q", text)
+	}
+}
