@@ -121,6 +121,7 @@ func limited(q *quota.Manager, t *tools.Tool, probe *tools.Tool, next mcp.ToolHa
 		key := quotaKey(req)
 		release, err := q.Admit(key)
 		if err != nil {
+			noteQuotaRefusal(ctx, err)
 			return refuse(err), nil
 		}
 		defer release()
@@ -136,6 +137,7 @@ func limited(q *quota.Manager, t *tools.Tool, probe *tools.Tool, next mcp.ToolHa
 		}
 		r, err := q.Reserve(ctx, key, d)
 		if err != nil {
+			noteQuotaRefusal(ctx, err)
 			return refuse(err), nil
 		}
 		res, err := next(ctx, req)

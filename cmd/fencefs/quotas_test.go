@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +53,19 @@ func TestServeHTTPQuotas(t *testing.T) {
 	}
 	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "a.txt"})
 	callOK(t, ctx, cs, "write_file", map[string]any{"path": "c.txt", "content": "0123456789"})
+
+	resp, err := http.Get(strings.TrimSuffix(h.url, "/mcp") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`fencefs_tool_calls_total{outcome="refused",tool="write_file"} 3`, `fencefs_quota_refusals_total{limit="stored bytes"} 3`,
+		`fencefs_quota_refusals_total{limit="stored files"} 1`, `fencefs_tool_call_seconds_count{tool="delete_file"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics has no %s:\n%s", want, body)
+		}
+	}
 
 	r := startServe(t, "serve", "--http", "127.0.0.1:0", "--root", root, "--rate-limit", "0.001", "--rate-burst", "2")
 	rs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.url}, nil)

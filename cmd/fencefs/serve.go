@@ -111,7 +111,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 		tenants *tenant.Cache[tenant.ID, *servers]
 		ready   func(context.Context) error
 	)
-	hooks := callHooks{audit: auditLog}
+	hooks := callHooks{audit: auditLog, metrics: newMetrics()}
 	if len(s.TenantMounts) > 0 {
 		build := func(set *tools.Set, ts *config.Settings, probe *tools.Tool) *mcp.Server {
 			h := hooks
@@ -176,7 +176,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 			recordServer(req, server)
 		}
 		return server
-	}, tenants, a, ready, s, logger)
+	}, tenants, a, ready, hooks.metrics, s, logger)
 }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -187,9 +187,10 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 // audit log, the tenant's quotas, and a file_info over the namespace for
 // the checks before a change (nil fields are left out).
 type callHooks struct {
-	audit  *audit.Logger
-	quotas *quota.Manager
-	probe  *tools.Tool
+	audit   *audit.Logger
+	metrics *metrics
+	quotas  *quota.Manager
+	probe   *tools.Tool
 }
 
 // newServer registers every tool of the set on a new MCP server, each
@@ -208,6 +209,7 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, logger *slog.Log
 		}
 		th = limited(h.quotas, t, h.probe, th)
 		th = audited(h.audit, t, s.AuditReads, th)
+		th = h.metrics.measured(t, th)
 		server.AddTool(mcpTool(t), th)
 	}
 	return server
@@ -329,7 +331,7 @@ func (nopWriteCloser) Close() error { return nil }
 // through within s.HTTPTimeout, renewed before every write, so a client
 // that stops reading is dropped while a long call or an idle event stream
 // is not cut.
-func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, tenants *tenant.Cache[tenant.ID, *servers], a *httpAuth, ready func(context.Context) error, s *config.Settings, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, tenants *tenant.Cache[tenant.ID, *servers], a *httpAuth, ready func(context.Context) error, m *metrics, s *config.Settings, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", s.HTTP)
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
@@ -347,6 +349,7 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, t
 		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout, Stateless: !s.Stateful})
 	mux := http.NewServeMux()
 	health(mux, ready)
+	mux.Handle("GET /metrics", m.handler())
 	if s.Stateful {
 		limit := &sessionLimit{max: s.MaxSessions, logger: logger}
 		handler = limit.handler(handler)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// metrics are the server's Prometheus metrics, on a registry of its own.
+type metrics struct {
+	reg      *prometheus.Registry
+	calls    *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	refusals *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_tool_calls_total",
+			Help: "Tool calls by tool and outcome (ok, refused, error)."}, []string{"tool", "outcome"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "fencefs_tool_call_seconds",
+			Help: "Duration of tool calls.", Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}, []string{"tool"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_quota_refusals_total",
+			Help: "Calls refused by a quota or rate limit, by limit."}, []string{"limit"}),
+	}
+	m.reg.MustRegister(m.calls, m.latency, m.refusals,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+// handler serves the metrics at /metrics.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// measured wraps a tool's handler to count the call by outcome and time
+// it; a refusal by a quota is counted by its limit too.
+func (m *metrics) measured(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+	if m == nil {
+		return next
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		refusal := &quotaRefusal{}
+		res, err := next(context.WithValue(ctx, quotaRefusalKey{}, refusal), req)
+		outcome := "ok"
+		switch {
+		case err != nil:
+			outcome = "error"
+		case res != nil && res.IsError:
+			outcome = "refused"
+			if refusal.limit != "" {
+				m.refusals.WithLabelValues(refusal.limit).Inc()
+			}
+		}
+		m.calls.WithLabelValues(t.Name, outcome).Inc()
+		m.latency.WithLabelValues(t.Name).Observe(time.Since(start).Seconds())
+		return res, err
+	}
+}
+
+// quotaRefusal carries, in a call's context, the limit that refused it.
+type quotaRefusal struct{ limit string }
+
+type quotaRefusalKey struct{}
+
+// noteQuotaRefusal records in ctx's call the limit of err, a
+// quota.LimitError.
+func noteQuotaRefusal(ctx context.Context, err error) {
+	var le *quota.LimitError
+	if r, ok := ctx.Value(quotaRefusalKey{}).(*quotaRefusal); ok && errors.As(err, &le) {
+		r.limit = le.Limit
+	}
+}
