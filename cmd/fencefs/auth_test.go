@@ -35,7 +35,7 @@ type issuer struct {
 	aud string
 }
 
-func newIssuer(t *testing.T) *issuer {
+func newIssuer(t testing.TB) *issuer {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -63,7 +63,7 @@ type claims struct {
 }
 
 // sign returns a token signed with key (the issuer's when nil).
-func (iss *issuer) sign(t *testing.T, c claims, key *ecdsa.PrivateKey) string {
+func (iss *issuer) sign(t testing.TB, c claims, key *ecdsa.PrivateKey) string {
 	t.Helper()
 	if key == nil {
 		key = iss.key
@@ -101,12 +101,15 @@ func (iss *issuer) unsigned(sub, sig string) string {
 type bearer struct{ token string }
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token == "" {
+		return http.DefaultTransport.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func connectAs(t *testing.T, url, token, version string) (*mcp.ClientSession, error) {
+func connectAs(t testing.TB, url, token, version string) (*mcp.ClientSession, error) {
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{token}}}
 	return newClient().Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})

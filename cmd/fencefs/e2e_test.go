@@ -448,13 +448,13 @@ func startHTTPServe(t *testing.T, f fixture, args ...string) *httpServe {
 
 // startServe starts fencefs with args, a serve --http command line, and
 // waits for it to log its endpoint.
-func startServe(t *testing.T, args ...string) *httpServe {
+func startServe(t testing.TB, args ...string) *httpServe {
 	t.Helper()
 	return startServeEnv(t, nil, args...)
 }
 
 // startServeEnv is startServe with env added to the process's environment.
-func startServeEnv(t *testing.T, env []string, args ...string) *httpServe {
+func startServeEnv(t testing.TB, env []string, args ...string) *httpServe {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
