@@ -31,9 +31,8 @@ func keysBackend(t *testing.T, keys ...string) *s3adapter.FS {
 }
 
 // TestObjectAndPrefix pins the meaning of a key that is both an object
-// and a prefix (which fencefs itself never writes): listings and walks
-// show the directory, while Stat and OpenRead answer for the object,
-// because one request (the HEAD or the GET) settles what a name is.
+// and a prefix: the directory wins everywhere, and the object cannot be
+// reached (never aliased).
 func TestObjectAndPrefix(t *testing.T) {
 	ctx := t.Context()
 	f := keysBackend(t, "a", "a/b", "a-x", "a.txt", "d", "d/", "e")
@@ -46,11 +45,15 @@ func TestObjectAndPrefix(t *testing.T) {
 	}
 	for _, name := range []string{"a", "d"} {
 		fi, err := f.Stat(ctx, name)
-		if err != nil || !fi.IsRegular() || fi.Size != 1 {
-			t.Errorf("Stat(%q) = %+v, %v; want the 1-byte object", name, fi, err)
+		if err != nil || !fi.IsDir() {
+			t.Errorf("Stat(%q) = %+v, %v; want a directory", name, fi, err)
 		}
-		if got, err := backend.ReadFile(ctx, f, name); err != nil || string(got) != name {
-			t.Errorf("ReadFile(%q) = %q, %v; want the object", name, got, err)
+		r, err := f.OpenRead(ctx, name)
+		if err == nil {
+			r.Close()
+		}
+		if !errors.Is(err, backend.ErrIsDir) {
+			t.Errorf("OpenRead(%q) error = %v, want backend.ErrIsDir", name, err)
 		}
 	}
 	if got, err := backend.ReadFile(ctx, f, "a/b"); err != nil || string(got) != "a/b" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -12,10 +13,8 @@ import (
 )
 
 // Stat returns the metadata of name. A file's Version is its ETag. It
-// sends a HEAD, whose answer settles what name is as OpenRead's GET does:
-// an object is a file (even where keys below it also exist), and only a
-// missing object costs a one-key listing below name, to tell a directory
-// from nothing.
+// sends a HEAD for the object and a one-key listing below name
+// concurrently, because a key that is also a prefix is a directory.
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.checkPath("stat", name); err != nil {
 		return backend.FileInfo{}, err
@@ -23,8 +22,18 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if name == "." {
 		return dirInfo(name), nil
 	}
-	head, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
-	if err == nil {
+	var (
+		isDir  bool
+		dirErr error
+		wg     sync.WaitGroup
+	)
+	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
+	head, headErr := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
+	wg.Wait()
+	switch {
+	case dirErr == nil && isDir:
+		return dirInfo(name), nil
+	case headErr == nil:
 		_, base := backend.Split(name)
 		return backend.FileInfo{
 			Name:    base,
@@ -32,18 +41,10 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 			ModTime: aws.ToTime(head.LastModified),
 			Version: aws.ToString(head.ETag),
 		}, nil
-	}
-	if !isNotFound(err) {
-		return backend.FileInfo{}, pathError("stat", name, err)
-	}
-	isDir, dirErr := f.hasChildren(ctx, name)
-	switch {
 	case dirErr != nil:
 		return backend.FileInfo{}, pathError("stat", name, dirErr)
-	case isDir:
-		return dirInfo(name), nil
 	}
-	return backend.FileInfo{}, pathError("stat", name, err)
+	return backend.FileInfo{}, pathError("stat", name, headErr)
 }
 
 // dirInfo describes the directory name.
@@ -55,11 +56,11 @@ func dirInfo(name string) backend.FileInfo {
 	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
 }
 
-// OpenRead streams the object name with one GET, whose answer settles
-// what name is: an object is a file, served with its size, modification
-// time and ETag as Info; only a missing object costs a one-key listing
-// below name, to tell a directory (backend.ErrIsDir) from nothing
-// (fs.ErrNotExist).
+// OpenRead streams the object name. A directory gives backend.ErrIsDir
+// and a missing object fs.ErrNotExist. The GET and a one-key listing
+// below name are sent concurrently (see Stat): a key that is also a prefix
+// is a directory, so an object shadowed by a directory is never served.
+// The stream's Info is the GET's answer (size, modification time, ETag).
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := f.checkPath("open", name); err != nil {
 		return nil, err
@@ -67,8 +68,21 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}, quietChecksums)
-	if err == nil {
+	var (
+		isDir  bool
+		dirErr error
+		wg     sync.WaitGroup
+	)
+	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
+	out, getErr := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}, quietChecksums)
+	wg.Wait()
+	switch {
+	case dirErr == nil && isDir:
+		if getErr == nil {
+			out.Body.Close()
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+	case getErr == nil:
 		_, base := backend.Split(name)
 		info := backend.FileInfo{
 			Name:    base,
@@ -77,18 +91,12 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 			Version: aws.ToString(out.ETag),
 		}
 		return &objectReader{body: out.Body, name: name, info: info}, nil
-	}
-	if !isNotFound(err) {
-		return nil, pathError("open", name, err)
-	}
-	isDir, dirErr := f.hasChildren(ctx, name)
-	switch {
+	case dirErr != nil && !isNotFound(getErr):
+		return nil, pathError("open", name, getErr)
 	case dirErr != nil:
 		return nil, pathError("open", name, dirErr)
-	case isDir:
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	return nil, pathError("open", name, err)
+	return nil, pathError("open", name, getErr)
 }
 
 // quietChecksums silences the SDK's warning, on every read of a
