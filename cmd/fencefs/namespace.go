@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -114,17 +113,14 @@ func checkCwd(ctx context.Context, b backend.Backend, s *config.Settings) error 
 	return nil
 }
 
-// warnRipgrep says at start-up when grep or list_files is offered and
-// ripgrep is not on PATH, rather than letting each call find out.
+// warnRipgrep says at start-up when grep is offered and ripgrep is not on
+// PATH: grep then searches local disk with the built-in engine, which
+// answers alike but costs more on large trees.
 func warnRipgrep(set *tools.Set, logger *slog.Logger) {
-	_, grep := set.Tool("grep")
-	_, list := set.Tool("list_files")
-	if !grep && !list {
+	if _, grep := set.Tool("grep"); !grep || tools.RipgrepInstalled("") {
 		return
 	}
-	if _, err := exec.LookPath("rg"); err != nil {
-		logger.Warn("ripgrep (rg) is not on PATH: grep and list_files cannot use it; install ripgrep, or leave them out of --tools (search_files and find_files need no ripgrep)")
-	}
+	logger.Warn("ripgrep (rg) is not on PATH: grep searches with the built-in engine, which gives the same answers more slowly on large trees; install ripgrep for speed")
 }
 
 // open opens the backend of the namespace.

@@ -24,6 +24,15 @@ import (
 // flight when it is asked to stop.
 const shutdownTimeout = 5 * time.Second
 
+// shareServerBounds gives every tool set of one server (its sessions and
+// tenants) one bound on ripgrep processes, so that N sessions cannot hold
+// N times rg's memory.
+func shareServerBounds(s *config.Settings) {
+	if s.RipgrepSlots == nil {
+		s.RipgrepSlots = tools.NewRipgrepSlots(0)
+	}
+}
+
 // serve runs the MCP server until the client goes away (stdio) or the
 // process is asked to stop.
 func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -32,6 +41,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	logger := newLogger(stderr, s.LogLevel)
+	shareServerBounds(s)
 	auditLog, err := openAudit(s.Audit, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)

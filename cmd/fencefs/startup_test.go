@@ -46,14 +46,18 @@ func TestStartupRefusals(t *testing.T) {
 }
 
 // TestRipgrepMissingWarning offers grep with no rg on PATH: start-up says
-// so on stderr.
+// so on stderr, and grep still answers with the built-in engine.
 func TestRipgrepMissingWarning(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	empty := t.TempDir()
-	got := runFencefs(t, f.root, "", []string{"PATH=" + empty}, "call", "--tools", "grep,read_file", "read_file", `{"path":"a.txt"}`)
-	if got.code != 0 || !strings.Contains(got.stderr, "ripgrep (rg) is not on PATH: grep and list_files cannot use it") {
+	got := runFencefs(t, f.root, "", []string{"PATH=" + empty}, "call", "--tools", "grep,read_file", "grep", `{"pattern":"."}`)
+	if got.code != 0 || !strings.Contains(got.stderr, "ripgrep (rg) is not on PATH: grep searches with the built-in engine") || !strings.Contains(got.stdout, "a.txt") {
 		t.Fatalf("without rg: %+v", got)
+	}
+	got = runFencefs(t, f.root, "", []string{"PATH=" + empty}, "call", "--tools", "list_files,read_file", "read_file", `{"path":"a.txt"}`)
+	if got.code != 0 || got.stderr != "" {
+		t.Fatalf("without rg, list_files offered: %+v, want no warning (list_files needs no ripgrep)", got)
 	}
 	got = runFencefs(t, f.root, "", []string{"PATH=" + empty}, "call", "read_file", `{"path":"a.txt"}`)
 	if got.code != 0 || got.stderr != "" {
@@ -102,5 +106,33 @@ func TestServeInstructions(t *testing.T) {
 		if strings.Contains(got, f.root) {
 			t.Errorf("%q: the instructions name the host root: %q", tt.args, got)
 		}
+	}
+}
+
+// TestEditToleranceFlag edits a file indented with tabs with an old_text
+// indented with spaces: refused by default, applied with --edit-tolerance
+// whitespace keeping the file's tabs, and an unknown mode is refused at
+// start-up.
+func TestEditToleranceFlag(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	name := filepath.Join(f.root, "t.go")
+	writeFile(t, name, "func f() int {\n\treturn 1\n}\n")
+	args := `{"path":"t.go","old_text":"func f() int {\n    return 1\n}","new_text":"func f() int {\n    return 2\n}"}`
+	if got := runFencefs(t, f.root, "", nil, "call", "edit_file", args); got.code == 0 {
+		t.Fatalf("exact matching applied a whitespace-only match: %+v", got)
+	}
+	if got := runFencefs(t, f.root, "", nil, "call", "--edit-tolerance", "whitespace", "edit_file", args); got.code != 0 {
+		t.Fatalf("--edit-tolerance whitespace: %+v", got)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "func f() int {\n\treturn 2\n}\n"; string(data) != want {
+		t.Fatalf("after the tolerant edit the file holds %q, want %q", data, want)
+	}
+	if got := runFencefs(t, f.root, "", nil, "call", "--edit-tolerance", "fuzzy", "read_file", `{"path":"t.go"}`); got.code == 0 || !strings.Contains(got.stderr, `--edit-tolerance: "fuzzy" is not one of whitespace`) {
+		t.Fatalf("unknown mode: %+v", got)
 	}
 }

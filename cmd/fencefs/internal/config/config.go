@@ -58,6 +58,13 @@ type Settings struct {
 	HTTP string
 	// CallTimeout bounds each tool call.
 	CallTimeout time.Duration
+	// EditTolerance is tools.Options.EditTolerance: "" (exact matching)
+	// or "whitespace".
+	EditTolerance string
+	// RipgrepSlots, when set, bounds the ripgrep processes of every tool
+	// set these settings build together (a server's sessions and
+	// tenants); nil gives each tool set a bound of its own.
+	RipgrepSlots *tools.RipgrepSlots
 	// StorageTimeout bounds each request to network storage (S3, SFTP)
 	// and the probe of a mount at start-up, for mounts whose spec sets no
 	// timeout of its own.
@@ -198,6 +205,8 @@ func (s *Settings) ToolOptions() tools.Options {
 		Tools:            s.Tools,
 		RequireRead:      s.RequireRead,
 		CallTimeout:      s.CallTimeout,
+		EditTolerance:    s.EditTolerance,
+		RipgrepSlots:     s.RipgrepSlots,
 	}
 }
 
@@ -461,6 +470,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "max-list", arg: "N", usage: "cap on list_directory entries (default 1000)", value: intValue{&s.MaxList, 1}},
 		{name: "max-search", arg: "N", usage: "cap on search_files and grep matches (default 1000)", value: intValue{&s.MaxSearch, 1}},
 		{name: "max-find", arg: "N", usage: "cap on find_files and list_files results (default 1000)", value: intValue{&s.MaxFind, 1}},
+		{name: "edit-tolerance", arg: "MODE", usage: "whitespace: edit_file also applies an old_text that matches exactly once when indentation and trailing whitespace are ignored, keeping the file's own (default: exact matches only)", value: choiceValue{&s.EditTolerance, []string{tools.ToleranceWhitespace}}},
 		{name: "call-timeout", arg: "DURATION", usage: "stop a tool call that runs longer (default 60s)", value: durationValue{&s.CallTimeout}},
 		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},

@@ -376,8 +376,10 @@ func TestToolOptions(t *testing.T) {
 		s.MaxReadLines, s.MaxReadChars, s.MaxList, s.MaxSearch, s.MaxFind = 1, 2, 3, 4, 5
 		s.Tools = []string{"grep"}
 		s.CallTimeout = 5 * time.Second
+		s.EditTolerance = tools.ToleranceWhitespace
+		s.RipgrepSlots = tools.NewRipgrepSlots(2)
 	})
-	want := tools.Options{CallTimeout: 5 * time.Second, Cwd: "c", Allowed: []string{"a"}, Denied: []string{"d"}, Protected: []string{"p"},
+	want := tools.Options{CallTimeout: 5 * time.Second, EditTolerance: tools.ToleranceWhitespace, RipgrepSlots: s.RipgrepSlots, Cwd: "c", Allowed: []string{"a"}, Denied: []string{"d"}, Protected: []string{"p"},
 		NoDefaultProtect: true, ReadOnly: true, NoContentHashes: true, RequireRead: true,
 		MaxReadLines: 1, MaxReadChars: 2, MaxListResults: 3, MaxSearchResults: 4, MaxFindResults: 5, Tools: []string{"grep"}}
 	if got := s.ToolOptions(); !reflect.DeepEqual(got, want) {
