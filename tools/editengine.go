@@ -152,11 +152,14 @@ func (m *matches) add(off int) bool {
 }
 
 // find returns the occurrences of sub in the text, overlapping ones
-// included ("aa" occurs twice in "aaa"), in order. It checks ctx once
+// included ("aa" occurs twice in "aaa"), in order; each starts at a
+// character, never inside one. It checks ctx once
 // per piece and every few thousand matches.
 func (t *pieceText) find(ctx context.Context, sub string) (matches, error) {
 	var m matches
-	if sub == "" {
+	if sub == "" || !utf8.RuneStart(sub[0]) {
+		// A text that begins inside a character (a stray continuation
+		// byte) matches nowhere: a replacement never splits a character.
 		return m, nil
 	}
 	for i, p := range t.pieces {
