@@ -8,7 +8,10 @@
 //	  -> Verifier (JWT against an issuer's JWKS, or a static token file)
 //	  -> Identity{Subject, Tenant, Scopes, Expiry}, the tenant taken from a
 //	     verified claim and checked to be one safe path component
-//	  -> Grants: the tools the identity's scopes allow
+//	  -> Grants: the tools the identity's scopes allow (NewGrants maps
+//	     a deployment's scopes to tools and groups of tools)
+//	  -> Policies: the tenant's override, which only narrows the server's
+//	     settings (more denied and protected patterns, fewer tools)
 //	  -> Template.Expand: the tenant's mounts ("s3://b/tenants/{tenant}/ws")
 //	  -> Cache: the tenant's tool set, built once and kept in a bounded LRU;
 //	     WithValue puts it in the request's context for the request's length

@@ -208,3 +208,37 @@ func ExampleIdentity_LogValue() {
 	// Output:
 	// {"level":"INFO","msg":"call","caller":{"tenant":"t1","subject":"alice","issuer":"https://login.example.com","scopes":"files:read"},"tool":"read_file"}
 }
+
+func ExampleNewGrants() {
+	g, err := tenant.NewGrants(map[string][]string{
+		"files:read":  {"read"},
+		"files:edit":  {"read", "edit_file"},
+		"files:admin": {"all"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Tools([]string{"files:edit"}, tools.DefaultTools()))
+	_, err = tenant.NewGrants(map[string][]string{"files:read": {"read_fiel"}})
+	fmt.Println(err != nil)
+	// Output:
+	// [read_file edit_file list_directory search_files find_files file_info]
+	// true
+}
+
+func ExamplePolicy_Narrow() {
+	ps, err := tenant.NewPolicies(map[string]tenant.Policy{
+		"t1": {Deny: []string{"/ws/private/"}, Tools: []string{"read", "write_file"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	server := tools.Options{Denied: []string{"**/.ssh"}, Tools: []string{"read_file", "write_file", "edit_file", "grep"}}
+	opts := ps.For("t1").Narrow(server)
+	fmt.Println(opts.Denied, opts.Tools)
+	opts = ps.For("t2").Narrow(server)
+	fmt.Println(opts.Denied, opts.Tools)
+	// Output:
+	// [**/.ssh ws/private] [read_file write_file grep]
+	// [**/.ssh] [read_file write_file edit_file grep]
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/fencefs/fencefs/tools"
 )
@@ -22,41 +24,90 @@ type Grants struct {
 }
 
 // NewGrants returns the grants of byScope, which maps a scope to tool
-// names (those of tools.AllTools). An unknown tool name is an error, so a
-// typing mistake in a config does not silently grant nothing.
+// names (those of tools.AllTools) or the groups of ExpandTools ("read",
+// "write", "all"). An unknown tool name is an error naming it, so a typing
+// mistake in a config does not silently grant nothing. A scope may not be
+// empty or hold white space, which separates scopes in a token.
 func NewGrants(byScope map[string][]string) (*Grants, error) {
-	all := tools.AllTools()
 	g := &Grants{byScope: make(map[string][]string, len(byScope))}
-	for scope, names := range byScope {
-		if scope == "" {
-			return nil, fmt.Errorf("tenant: grants: empty scope")
+	for _, scope := range slices.Sorted(maps.Keys(byScope)) {
+		if scope == "" || strings.ContainsFunc(scope, unicode.IsSpace) {
+			return nil, fmt.Errorf("tenant: grants: scope %q: a scope is one word without spaces", scope)
 		}
-		for _, n := range names {
-			if !slices.Contains(all, n) {
-				return nil, fmt.Errorf("tenant: grants: scope %q: unknown tool %q (known: %v)", scope, n, all)
-			}
+		names, err := ExpandTools(byScope[scope])
+		if err != nil {
+			return nil, fmt.Errorf("tenant: grants: scope %q: %w", scope, err)
 		}
-		g.byScope[scope] = slices.Clone(names)
+		g.byScope[scope] = names
 	}
 	return g, nil
 }
 
-// DefaultGrants gives ScopeRead the tools of tools.ReadOnlyTools and
-// ScopeWrite every other tool. A token usually carries both; one with only
-// files:write can write and edit but not read or list.
-func DefaultGrants() *Grants {
-	ro := tools.ReadOnlyTools()
-	var rw []string
-	for _, n := range tools.AllTools() {
-		if !slices.Contains(ro, n) {
-			rw = append(rw, n)
+// Tool groups that ExpandTools accepts beside tool names.
+const (
+	// GroupRead is every tool of tools.ReadOnlyTools.
+	GroupRead = "read"
+	// GroupWrite is every tool that can change storage.
+	GroupWrite = "write"
+	// GroupAll is every tool of tools.AllTools.
+	GroupAll = "all"
+)
+
+// ExpandTools returns the tools that names list, each a tool name of
+// tools.AllTools or a group (GroupRead, GroupWrite, GroupAll), without
+// repeats and in tools.AllTools's order. Every name it does not know is
+// named in the error. An empty list expands to none (not nil).
+func ExpandTools(names []string) ([]string, error) {
+	all, ro := tools.AllTools(), tools.ReadOnlyTools()
+	want := map[string]bool{}
+	var unknown []string
+	for _, n := range names {
+		switch n = strings.TrimSpace(n); {
+		case n == GroupAll:
+			for _, t := range all {
+				want[t] = true
+			}
+		case n == GroupRead || n == GroupWrite:
+			for _, t := range all {
+				if slices.Contains(ro, t) == (n == GroupRead) {
+					want[t] = true
+				}
+			}
+		case slices.Contains(all, n):
+			want[n] = true
+		default:
+			unknown = append(unknown, fmt.Sprintf("%q", n))
 		}
 	}
-	g, err := NewGrants(map[string][]string{ScopeRead: ro, ScopeWrite: rw})
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown tool %s (tools: %s; groups: %s, %s, %s)", strings.Join(unknown, ", "),
+			strings.Join(all, ", "), GroupRead, GroupWrite, GroupAll)
+	}
+	out := []string{}
+	for _, t := range all {
+		if want[t] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// DefaultGrants gives ScopeRead the tools of tools.ReadOnlyTools (the
+// group GroupRead) and ScopeWrite every other tool (GroupWrite). A token
+// usually carries both; one with only files:write can write and edit but
+// not read or list.
+func DefaultGrants() *Grants {
+	g, err := NewGrants(DefaultScopes())
 	if err != nil {
-		panic(err) // tools' own lists name only tools
+		panic(err) // the groups are known
 	}
 	return g
+}
+
+// DefaultScopes returns the scope map of DefaultGrants, a fresh copy a
+// configuration may start from.
+func DefaultScopes() map[string][]string {
+	return map[string][]string{ScopeRead: {GroupRead}, ScopeWrite: {GroupWrite}}
 }
 
 // Scopes returns the scopes g knows, sorted.
