@@ -307,6 +307,26 @@ func (s *Set) patchDiffs(ops []*patchOp) ([]string, bool) {
 	return diffs, truncated
 }
 
+// patchSizes returns the Sizes of a patch's change request: each file it
+// adds, replaces or deletes, and for a move both the source (removed) and
+// the target (created or replaced).
+func (s *Set) patchSizes(ops []*patchOp) []SizeChange {
+	var out []SizeChange
+	for _, op := range ops {
+		after := int64(len(op.data))
+		if op.f.Kind == patch.Delete {
+			after = -1
+		}
+		if op.moved {
+			out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: -1},
+				SizeChange{Path: s.canonical(op.dst.resolved), Before: op.dstOld.sizeOrNone(), After: after})
+			continue
+		}
+		out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: after})
+	}
+	return out
+}
+
 // announcePatch sends the one change request of the whole patch, then
 // checks every path again. It returns the result text of a cancelled
 // patch.
@@ -315,7 +335,7 @@ func (s *Set) announcePatch(ctx context.Context, ops []*patchOp, diff string, tr
 	if listener == nil {
 		return "", nil
 	}
-	req := &ChangeRequest{Path: s.canonical(ops[0].src.resolved), Operation: OpApplyPatch, Diff: diff, Truncated: truncated}
+	req := &ChangeRequest{Path: s.canonical(ops[0].src.resolved), Operation: OpApplyPatch, Diff: diff, Truncated: truncated, Sizes: s.patchSizes(ops)}
 	if err := listener(ctx, req); err != nil {
 		return "", listenerFailed(err)
 	}
@@ -379,7 +399,7 @@ func pre(ex existing) backend.Precondition {
 
 // holding is an existing for data, as the patch leaves it.
 func holding(data []byte) existing {
-	return existing{exists: true, data: data, hash: hashBytes(data)}
+	return existing{exists: true, data: data, size: int64(len(data)), hash: hashBytes(data)}
 }
 
 // putBack returns name to ex, from what the patch left there (now).

@@ -24,12 +24,22 @@ type existing struct {
 	data []byte
 	// partial: data is a prefix; the file was too large to keep whole.
 	partial bool
+	// size is the length of the whole content.
+	size int64
 	// hash is the full hex SHA-256 of the whole content.
 	hash string
 	// version is the backend's version token of the content read, empty
 	// where it has none; the commit's precondition names it where the
 	// backend checks versions, so a compare-and-swap reads only once.
 	version string
+}
+
+// sizeOrNone is ex's size, or -1 for no file (SizeChange's spelling).
+func (ex existing) sizeOrNone() int64 {
+	if !ex.exists {
+		return -1
+	}
+	return ex.size
 }
 
 // precondition is what the commit of a change must find at its target:
@@ -85,12 +95,15 @@ func readExisting(ctx context.Context, r io.Reader, keep int64) (existing, error
 	if _, err := io.CopyN(&buf, src, keep+1); err != nil && err != io.EOF {
 		return ex, err
 	}
+	ex.size = int64(buf.Len())
 	if int64(buf.Len()) > keep {
 		ex.partial = true
 		buf.Truncate(int(keep))
-		if _, err := io.Copy(h, contextReader{ctx, r}); err != nil {
+		n, err := io.Copy(h, contextReader{ctx, r})
+		if err != nil {
 			return ex, err
 		}
+		ex.size += n
 	}
 	ex.data = buf.Bytes()
 	ex.hash = hex.EncodeToString(h.Sum(nil))
@@ -175,7 +188,8 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 		// write_file shows no diff: build it only for someone to see.
 		diff, truncated = s.diff(c)
 	}
-	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb); err != nil || msg != "" {
+	sizes := []SizeChange{{Path: s.canonical(c.t.resolved), Before: c.old.sizeOrNone(), After: int64(len(c.data))}}
+	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb, sizes); err != nil || msg != "" {
 		return diff, truncated, msg, err
 	}
 	err = backend.WriteFile(ctx, s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: s.precondition(c.old)})
@@ -187,11 +201,12 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 
 // announce sends a ChangeRequest to the listener, then resolves and checks
 // the path again. It returns the result text of a cancelled change.
-func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated bool, verb string) (string, error) {
+// sizes are the request's Sizes.
+func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated bool, verb string, sizes []SizeChange) (string, error) {
 	if s.changeListener(ctx) == nil {
 		return "", nil
 	}
-	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated}
+	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated, Sizes: sizes}
 	if msg, err := s.ask(ctx, req, t.display, verb); err != nil || msg != "" {
 		return msg, err
 	}

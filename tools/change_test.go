@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -21,15 +22,15 @@ func TestChangeRequests(t *testing.T) {
 		ok(t, s, "write_file", "path", "f.txt", "content", "a\nb")
 		ok(t, s, "edit_file", "path", "f.txt", "old_text", "b", "new_text", "c\n")
 		want := []ChangeRequest{
-			{Path: "new.txt", Operation: "write", Diff: "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y"},
-			{Path: "f.txt", Operation: "write", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file"},
-			{Path: "f.txt", Operation: "edit", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c"},
+			{Path: "new.txt", Operation: "write", Diff: "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y", Sizes: []SizeChange{{"new.txt", -1, 4}}},
+			{Path: "f.txt", Operation: "write", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file", Sizes: []SizeChange{{"f.txt", 4, 3}}},
+			{Path: "f.txt", Operation: "edit", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c", Sizes: []SizeChange{{"f.txt", 3, 4}}},
 		}
 		if len(got) != len(want) {
 			t.Fatalf("requests %+v", got)
 		}
 		for i := range want {
-			if got[i] != want[i] {
+			if !reflect.DeepEqual(got[i], want[i]) {
 				t.Errorf("request %d:\n%#v\nwant\n%#v", i, got[i], want[i])
 			}
 		}
@@ -53,12 +54,12 @@ func TestChangeRequestDiffOfUnshowableContent(t *testing.T) {
 		return nil
 	}})
 	ok(t, s, "write_file", "path", "b.bin", "content", "text")
-	if got != (ChangeRequest{Path: "b.bin", Operation: "write", Diff: "--- a/b.bin\n+++ b/b.bin", Truncated: true}) {
+	if !reflect.DeepEqual(got, ChangeRequest{Path: "b.bin", Operation: "write", Diff: "--- a/b.bin\n+++ b/b.bin", Truncated: true, Sizes: []SizeChange{{"b.bin", 2, 4}}}) {
 		t.Errorf("binary request %#v", got)
 	}
 	m.put("big.txt", string(make([]byte, 0))+stringsRepeat("x\n", 200000))
 	ok(t, s, "write_file", "path", "big.txt", "content", "small")
-	if got != (ChangeRequest{Path: "big.txt", Operation: "write", Diff: "--- a/big.txt\n+++ b/big.txt", Truncated: true}) {
+	if !reflect.DeepEqual(got, ChangeRequest{Path: "big.txt", Operation: "write", Diff: "--- a/big.txt\n+++ b/big.txt", Truncated: true, Sizes: []SizeChange{{"big.txt", 400000, 5}}}) {
 		t.Errorf("large request %#v", got)
 	}
 }

@@ -104,7 +104,11 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 	} else if expected != nil {
 		return "", retryf("Path '%s' is not a regular file; expected_hash applies to files only.", t.display)
 	}
-	if msg, err := s.announce(ctx, t, OpDelete, diff, truncated, "deleted"); err != nil || msg != "" {
+	var sizes []SizeChange
+	if old.exists {
+		sizes = []SizeChange{{Path: s.canonical(t.resolved), Before: old.size, After: -1}}
+	}
+	if msg, err := s.announce(ctx, t, OpDelete, diff, truncated, "deleted", sizes); err != nil || msg != "" {
 		return msg, err
 	}
 	var pre backend.Precondition
@@ -164,7 +168,7 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 	if err != nil {
 		return "", err
 	}
-	if msg, err := s.announce(ctx, t, OpDelete, "", false, "deleted"); err != nil || msg != "" {
+	if msg, err := s.announce(ctx, t, OpDelete, "", false, "deleted", nil); err != nil || msg != "" {
 		return msg, err
 	}
 	if n == 0 {

@@ -187,7 +187,7 @@ func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
 	if int64(len(data)) > s.maxEdit {
 		return existing{}, s.tooBigToEdit(t.display, fmt.Sprintf("more than %d", s.maxEdit))
 	}
-	return existing{exists: true, data: data, hash: hashBytes(data), version: info.Version}, nil
+	return existing{exists: true, data: data, size: int64(len(data)), hash: hashBytes(data), version: info.Version}, nil
 }
 
 // tooBigToEdit refuses a file above the edit limit; size says how large

@@ -132,9 +132,25 @@ type ChangeRequest struct {
 	// Truncated reports that Diff was cut, or left out because a side was
 	// too large or could not be shown.
 	Truncated bool
+	// Sizes are the regular files the change creates, replaces or removes
+	// (for OpMove both paths, for OpApplyPatch every file of the patch),
+	// with their sizes, so that a quota can be checked before the change
+	// commits. It is nil for a change to a directory (create_directory,
+	// and the delete, move or copy of a directory), whose size is not read.
+	Sizes []SizeChange
 
 	cancelled bool
 	reason    string
+}
+
+// SizeChange is what a change does to the stored size of one file.
+type SizeChange struct {
+	// Path is the canonical path of the file.
+	Path string
+	// Before is the file's size in bytes before the change, After its size
+	// once the change commits; -1 stands for no file (one the change
+	// creates, or removes).
+	Before, After int64
 }
 
 // Cancel stops the change; the model is told reason (or "cancelled by a

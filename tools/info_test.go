@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,7 +81,7 @@ func TestCreateDirectory(t *testing.T) {
 		if rec.events[0] != (DirectoryCreated{Path: "a/b/c"}) {
 			t.Errorf("event %+v", rec.events[0])
 		}
-		if len(requests) != 1 || *requests[0] != (ChangeRequest{Path: "a/b/c", Operation: "create_directory"}) {
+		if len(requests) != 1 || !reflect.DeepEqual(*requests[0], ChangeRequest{Path: "a/b/c", Operation: "create_directory"}) {
 			t.Errorf("requests %+v", requests)
 		}
 	})

@@ -45,7 +45,7 @@ func (s *Set) createDirectory(ctx context.Context, raw json.RawMessage) (string,
 	if err := s.checkMount(ctx, t); err != nil {
 		return "", err
 	}
-	if msg, err := s.announce(ctx, t, OpCreateDirectory, "", false, "created"); err != nil || msg != "" {
+	if msg, err := s.announce(ctx, t, OpCreateDirectory, "", false, "created", nil); err != nil || msg != "" {
 		return msg, err
 	}
 	if err := backend.MkdirAll(ctx, s.b, t.resolved); err != nil {

@@ -116,6 +116,10 @@ func (s *Set) transfer(ctx context.Context, raw json.RawMessage, move bool) (str
 	}
 	if !x.dir {
 		req.Diff, req.Truncated = s.diffTo(dst, x.old, x.data)
+		req.Sizes = []SizeChange{{Path: req.Path, Before: x.old.sizeOrNone(), After: x.data.size}}
+		if move {
+			req.Sizes = append(req.Sizes, SizeChange{Path: req.Source, Before: x.data.size, After: -1})
+		}
 	}
 	if s.changeListener(ctx) != nil {
 		if msg, err := s.ask(ctx, req, src.display, verb); err != nil || msg != "" {
