@@ -196,17 +196,44 @@ type Config struct {
 	// ClientOptions adjust the S3 client further (HTTP client, retries,
 	// middleware).
 	ClientOptions []func(*s3.Options)
+	// Client, when set, is the client Open uses (one NewClient built, for
+	// instance, shared with other backends); the fields above about the
+	// client are then not read.
+	Client *s3.Client
 	// Options tune the backend.
 	Options Options
 }
 
 // Open builds an S3 client from cfg through the SDK's configuration
-// chain, checks that the bucket can be reached, and returns the backend
-// over it.
+// chain (or takes cfg.Client), checks that the bucket can be reached, and
+// returns the backend over it.
 func Open(ctx context.Context, cfg Config) (*FS, error) {
 	if cfg.Bucket == "" {
 		return nil, errors.New("s3adapter: Config.Bucket is empty")
 	}
+	client := cfg.Client
+	if client == nil {
+		var err error
+		if client, err = NewClient(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	f, err := New(client, cfg.Bucket, cfg.Prefix, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(cfg.Bucket)}); err != nil {
+		return nil, fmt.Errorf("s3adapter: bucket %q: %w", cfg.Bucket, mapError(err))
+	}
+	return f, nil
+}
+
+// NewClient builds the S3 client Open would build from cfg, for a caller
+// that shares one client among the backends of many prefixes or buckets
+// (through Config.Client or New). Only the fields about the client are
+// read: Endpoint, Region, PathStyle, ChecksumWhenRequired, the credentials
+// and ClientOptions.
+func NewClient(ctx context.Context, cfg Config) (*s3.Client, error) {
 	var loads []func(*config.LoadOptions) error
 	if cfg.Region != "" {
 		loads = append(loads, config.WithRegion(cfg.Region))
@@ -228,7 +255,7 @@ func Open(ctx context.Context, cfg Config) (*FS, error) {
 	if awsCfg.Region == "" {
 		awsCfg.Region = "us-east-1"
 	}
-	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+	return s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 		}
@@ -236,15 +263,7 @@ func Open(ctx context.Context, cfg Config) (*FS, error) {
 		for _, fn := range cfg.ClientOptions {
 			fn(o)
 		}
-	})
-	f, err := New(client, cfg.Bucket, cfg.Prefix, cfg.Options)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(cfg.Bucket)}); err != nil {
-		return nil, fmt.Errorf("s3adapter: bucket %q: %w", cfg.Bucket, mapError(err))
-	}
-	return f, nil
+	}), nil
 }
 
 // Capabilities reports what the backend can do: versions (ETags) and
