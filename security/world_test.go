@@ -42,6 +42,7 @@ var (
 func TestMain(m *testing.M) {
 	containers.SetTestcontainersDefaults()
 	code := m.Run()
+	serveBinary.remove()
 	for _, s := range []interface{ Terminate(context.Context) error }{&s3srv, &sftpsrv} {
 		if err := s.Terminate(context.Background()); err != nil {
 			fmt.Fprintln(os.Stderr, "terminating a test server:", err)
