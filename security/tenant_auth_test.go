@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
 // initializeBody is a raw MCP initialize request.
@@ -48,13 +50,13 @@ func postMCP(t *testing.T, url, token string, header map[string]string) (int, st
 // or a query parameter.
 func TestTenantTokenRefusals(t *testing.T) {
 	t.Parallel()
-	iss := newTenantIssuer(t)
+	iss := tenanttest.NewIssuer(t)
 	srv := startJWTServe(t, iss, t.TempDir())
 	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := iss.sign(t, tokenClaims{sub: "t1"})
+	good := iss.Sign(t, tenanttest.Claims{Subject: "t1"})
 	parts := strings.Split(good, ".")
 	cases := []struct {
 		name, token string
@@ -62,22 +64,22 @@ func TestTenantTokenRefusals(t *testing.T) {
 	}{
 		{"no token", "", http.StatusUnauthorized},
 		{"garbage", "not-a-jwt", http.StatusUnauthorized},
-		{"forged", iss.sign(t, tokenClaims{sub: "t1", key: other}), http.StatusUnauthorized},
-		{"expired", iss.sign(t, tokenClaims{sub: "t1", exp: time.Now().Add(-time.Hour)}), http.StatusUnauthorized},
-		{"wrong audience", iss.sign(t, tokenClaims{sub: "t1", aud: "https://other.example/mcp"}), http.StatusUnauthorized},
-		{"alg none", iss.unsigned("t1", ""), http.StatusUnauthorized},
-		{"alg none with a signature", iss.unsigned("t1", parts[2]), http.StatusUnauthorized},
+		{"forged", iss.Sign(t, tenanttest.Claims{Subject: "t1", Key: other}), http.StatusUnauthorized},
+		{"expired", iss.Sign(t, tenanttest.Claims{Subject: "t1", Expiry: time.Now().Add(-time.Hour)}), http.StatusUnauthorized},
+		{"wrong audience", iss.Sign(t, tenanttest.Claims{Subject: "t1", Audience: "https://other.example/mcp"}), http.StatusUnauthorized},
+		{"alg none", iss.Unsigned("t1", ""), http.StatusUnauthorized},
+		{"alg none with a signature", iss.Unsigned("t1", parts[2]), http.StatusUnauthorized},
 		{"unsigned", parts[0] + "." + parts[1] + ".", http.StatusUnauthorized},
-		{"signature of another token", parts[0] + "." + strings.Split(iss.sign(t, tokenClaims{sub: "t2"}), ".")[1] + "." + parts[2], http.StatusUnauthorized},
-		{"tenant ../t2", iss.sign(t, tokenClaims{sub: "../t2"}), http.StatusForbidden},
-		{"tenant t1/x", iss.sign(t, tokenClaims{sub: "t1/x"}), http.StatusForbidden},
-		{"tenant ..", iss.sign(t, tokenClaims{sub: ".."}), http.StatusForbidden},
-		{"tenant with a NUL", iss.sign(t, tokenClaims{sub: "t1\x00"}), http.StatusForbidden},
-		{"tenant with a newline", iss.sign(t, tokenClaims{sub: "t1\n"}), http.StatusForbidden},
-		{"tenant with a backslash", iss.sign(t, tokenClaims{sub: `..\t2`}), http.StatusForbidden},
-		{"tenant with an authority", iss.sign(t, tokenClaims{sub: "t1@evil"}), http.StatusForbidden},
-		{"tenant of 65 bytes", iss.sign(t, tokenClaims{sub: strings.Repeat("t", 65)}), http.StatusForbidden},
-		{"no granted scope", iss.sign(t, tokenClaims{sub: "t1", scope: "email"}), http.StatusForbidden},
+		{"signature of another token", parts[0] + "." + strings.Split(iss.Sign(t, tenanttest.Claims{Subject: "t2"}), ".")[1] + "." + parts[2], http.StatusUnauthorized},
+		{"tenant ../t2", iss.Sign(t, tenanttest.Claims{Subject: "../t2"}), http.StatusForbidden},
+		{"tenant t1/x", iss.Sign(t, tenanttest.Claims{Subject: "t1/x"}), http.StatusForbidden},
+		{"tenant ..", iss.Sign(t, tenanttest.Claims{Subject: ".."}), http.StatusForbidden},
+		{"tenant with a NUL", iss.Sign(t, tenanttest.Claims{Subject: "t1\x00"}), http.StatusForbidden},
+		{"tenant with a newline", iss.Sign(t, tenanttest.Claims{Subject: "t1\n"}), http.StatusForbidden},
+		{"tenant with a backslash", iss.Sign(t, tenanttest.Claims{Subject: `..\t2`}), http.StatusForbidden},
+		{"tenant with an authority", iss.Sign(t, tenanttest.Claims{Subject: "t1@evil"}), http.StatusForbidden},
+		{"tenant of 65 bytes", iss.Sign(t, tenanttest.Claims{Subject: strings.Repeat("t", 65)}), http.StatusForbidden},
+		{"no granted scope", iss.Sign(t, tenanttest.Claims{Subject: "t1", Scope: "email"}), http.StatusForbidden},
 	}
 	for _, tc := range cases {
 		code, challenge := postMCP(t, srv.url, tc.token, nil)
@@ -106,7 +108,7 @@ func TestTenantTokenRefusals(t *testing.T) {
 // changes nothing.
 func TestTenantIsolation(t *testing.T) {
 	t.Parallel()
-	iss := newTenantIssuer(t)
+	iss := tenanttest.NewIssuer(t)
 	base := t.TempDir()
 	srv := startJWTServe(t, iss, base)
 	tenants := filepath.Join(base, "tenants")
@@ -118,7 +120,7 @@ func TestTenantIsolation(t *testing.T) {
 	for _, version := range []string{"2026-07-28", "2025-06-18"} {
 		t.Run(version, func(t *testing.T) {
 			// A header naming t2 rides along with t1's token.
-			cs, err := connectTenant(t, srv.url, iss.sign(t, tokenClaims{sub: "t1"}), version, headerTransport{"X-Tenant", "t2"})
+			cs, err := connectTenant(t, srv.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), version, headerTransport{"X-Tenant", "t2"})
 			if err != nil {
 				t.Fatalf("connect: %v\n%s", err, srv.log())
 			}
@@ -205,9 +207,9 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // token of another tenant (here the prefix neighbour t10) is refused.
 func TestTenantSessionBinding(t *testing.T) {
 	t.Parallel()
-	iss := newTenantIssuer(t)
+	iss := tenanttest.NewIssuer(t)
 	srv := startJWTServe(t, iss, t.TempDir(), "--stateful")
-	cs, err := connectTenant(t, srv.url, iss.sign(t, tokenClaims{sub: "t1"}), "2025-06-18", nil)
+	cs, err := connectTenant(t, srv.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), "2025-06-18", nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, srv.log())
 	}
@@ -220,8 +222,8 @@ func TestTenantSessionBinding(t *testing.T) {
 		name, token string
 		want        int
 	}{
-		{"t10's token", iss.sign(t, tokenClaims{sub: "t10"}), http.StatusForbidden},
-		{"t2's token", iss.sign(t, tokenClaims{sub: "t2"}), http.StatusForbidden},
+		{"t10's token", iss.Sign(t, tenanttest.Claims{Subject: "t10"}), http.StatusForbidden},
+		{"t2's token", iss.Sign(t, tenanttest.Claims{Subject: "t2"}), http.StatusForbidden},
 		{"no token", "", http.StatusUnauthorized},
 	} {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.url, strings.NewReader(list))

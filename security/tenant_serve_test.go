@@ -2,14 +2,8 @@ package security
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
 // The tenant tests attack `fencefs serve --http --auth` as a client on the
@@ -135,76 +129,6 @@ func startTenantServe(t *testing.T, args ...string) *tenantServe {
 	return s
 }
 
-// tenantIssuer is an OIDC issuer on 127.0.0.1 with a real JWKS that
-// signs real ES256 tokens.
-type tenantIssuer struct {
-	url, aud string
-	key      *ecdsa.PrivateKey
-}
-
-func newTenantIssuer(t *testing.T) *tenantIssuer {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iss := &tenantIssuer{key: key, aud: "https://files.example/mcp"}
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	iss.url = srv.URL
-	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"issuer": srv.URL, "jwks_uri": srv.URL + "/jwks",
-			"id_token_signing_alg_values_supported": []string{"ES256"}})
-	})
-	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: "k1", Algorithm: "ES256", Use: "sig"}}})
-	})
-	return iss
-}
-
-// tokenClaims are a token's claims; zero fields get good values.
-type tokenClaims struct {
-	sub, aud, scope string
-	exp             time.Time
-	// key signs the token instead of the issuer's.
-	key *ecdsa.PrivateKey
-}
-
-func (iss *tenantIssuer) sign(t *testing.T, c tokenClaims) string {
-	t.Helper()
-	if c.key == nil {
-		c.key = iss.key
-	}
-	if c.aud == "" {
-		c.aud = iss.aud
-	}
-	if c.exp.IsZero() {
-		c.exp = time.Now().Add(time.Hour)
-	}
-	if c.scope == "" {
-		c.scope = "files:read files:write"
-	}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: c.key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "k1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(signer).Claims(map[string]any{"iss": iss.url, "sub": c.sub, "aud": c.aud,
-		"exp": c.exp.Unix(), "iat": time.Now().Add(-time.Minute).Unix(), "scope": c.scope}).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
-// unsigned returns a token of sub with alg none and signature sig.
-func (iss *tenantIssuer) unsigned(sub, sig string) string {
-	enc := base64.RawURLEncoding.EncodeToString
-	head, _ := json.Marshal(map[string]string{"alg": "none", "typ": "JWT"})
-	body, _ := json.Marshal(map[string]any{"iss": iss.url, "sub": sub, "aud": iss.aud, "exp": time.Now().Add(time.Hour).Unix(), "scope": "files:read files:write"})
-	return enc(head) + "." + enc(body) + "." + sig
-}
-
 // withBearer sends token on every request through next.
 type withBearer struct {
 	token string
@@ -273,9 +197,9 @@ func tenantDirs(t *testing.T, base string) string {
 
 // startJWTServe serves the tenants of tenantDirs with JWT auth from iss
 // and every tool.
-func startJWTServe(t *testing.T, iss *tenantIssuer, base string, args ...string) *tenantServe {
+func startJWTServe(t *testing.T, iss *tenanttest.Issuer, base string, args ...string) *tenantServe {
 	t.Helper()
 	return startTenantServe(t, append([]string{"serve", "--http", "127.0.0.1:0", "--tools", "all",
-		"--auth", "jwt", "--oidc-issuer", iss.url, "--oidc-audience", iss.aud,
+		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
 		"--tenant-mount", tenantDirs(t, base)}, args...)...)
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key to dir and
@@ -65,14 +67,14 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 // port gets no MCP answer.
 func TestTenantTLS(t *testing.T) {
 	t.Parallel()
-	iss := newTenantIssuer(t)
+	iss := tenanttest.NewIssuer(t)
 	base := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, base)
 	srv := startJWTServe(t, iss, base, "--tls-cert", certFile, "--tls-key", keyFile)
 	if !strings.HasPrefix(srv.url, "https://") {
 		t.Fatalf("the server serves %s, want https", srv.url)
 	}
-	token := iss.sign(t, tokenClaims{sub: "t1"})
+	token := iss.Sign(t, tenanttest.Claims{Subject: "t1"})
 
 	// The handshake fails before the request, so the token is never sent.
 	untrusting := &http.Transport{TLSClientConfig: &tls.Config{}}
