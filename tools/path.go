@@ -76,8 +76,11 @@ func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, er
 	if err != nil {
 		return t, err
 	}
-	if err := s.checkRules(t, lv); err != nil {
-		return t, err
+	if t.resolved != t.written {
+		// Without a link on the way, the rules judged this pair above.
+		if err := s.checkRules(t, lv); err != nil {
+			return t, err
+		}
 	}
 	return t, s.permit(ctx, tool, t, lv)
 }
@@ -130,6 +133,9 @@ func (s *Set) checkRules(t target, lv level) error {
 		err = s.rules.CheckWrite(t.written, t.resolved)
 	default:
 		err = s.rules.CheckWalkRoot(t.written, t.resolved)
+	}
+	if err == nil {
+		return nil
 	}
 	var d *policy.Denied
 	if errors.As(err, &d) {

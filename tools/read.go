@@ -162,24 +162,38 @@ type scanResult struct {
 	traits textTraits
 }
 
-// hashingReader hashes and counts what is read through it.
+// hashingReader hashes and counts what is read through it, and stops
+// when ctx is done.
 type hashingReader struct {
-	r io.Reader
-	h hash.Hash
-	n int64
+	ctx context.Context
+	r   io.Reader
+	h   hash.Hash
+	n   int64
 	// eof is set once r reported its end, so that it is not asked again
 	// (bufio asks again after a Peek that met the end).
 	eof bool
+	// traits, while set, counts the invalid UTF-8 of what is read, in
+	// the reads' large pieces rather than line by line.
+	traits *textTraits
 }
 
 func (hr *hashingReader) Read(p []byte) (int, error) {
 	if hr.eof {
 		return 0, io.EOF
 	}
+	// A stream may be endless and its reader deaf to ctx: check the
+	// deadline before each read. What lies between two reads is one
+	// buffer, scanned in memory.
+	if err := hr.ctx.Err(); err != nil {
+		return 0, err
+	}
 	n, err := hr.r.Read(p)
 	hr.h.Write(p[:n])
 	hr.n += int64(n)
 	hr.eof = err == io.EOF
+	if hr.traits != nil {
+		hr.traits.countInvalid(p[:n])
+	}
 	return n, err
 }
 
@@ -188,15 +202,16 @@ func (hr *hashingReader) Read(p []byte) (int, error) {
 // byte and collects the lines of win, never holding more than the window
 // (or, with a character cap, what could fit it) in memory.
 func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResult, error) {
-	hr := &hashingReader{r: r, h: sha256.New()}
+	res := &scanResult{}
+	hr := &hashingReader{ctx: ctx, r: r, h: sha256.New(), traits: &res.traits}
 	br := s.bufReader(hr)
 	defer s.readers.Put(br)
 	head, err := br.Peek(binaryPrefix)
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	res := &scanResult{}
 	if isBinaryPrefix(head) {
+		hr.traits = nil
 		res.binary = true
 		res.size = -1
 		return res, s.finishBinary(ctx, br, hr, res)
@@ -207,12 +222,6 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	}
 	atStart := true
 	for {
-		// A stream may be endless and its reader deaf to ctx: check the
-		// deadline for every piece, since short lines never fill the
-		// buffer.
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			res.traits.observe(chunk, atStart)
@@ -236,8 +245,8 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	if !atStart {
 		c.endLine()
 	}
-	c.finish()
 	res.traits.finish()
+	c.finish(res.traits.invalid == 0)
 	res.complete = true
 	res.size = hr.n
 	res.lines = c.line
@@ -372,9 +381,9 @@ func (c *collector) display(start int) {
 
 // finish turns the collected lines into display text, all at once where
 // they were not shown line by line: most text is valid UTF-8 and needs
-// one check for the whole window.
-func (c *collector) finish() {
-	if c.win.maxChars > 0 || utf8.Valid(c.text) {
+// one check for the whole window, none when valid says the whole file is.
+func (c *collector) finish(valid bool) {
+	if c.win.maxChars > 0 || valid || utf8.Valid(c.text) {
 		return
 	}
 	raw := c.text

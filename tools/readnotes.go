@@ -47,11 +47,12 @@ func (tr *textTraits) observe(chunk []byte, atLineStart bool) {
 			}
 		}
 	}
-	tr.countInvalid(chunk)
 }
 
-// countInvalid counts the invalid UTF-8 bytes of chunk, carrying an
-// incomplete sequence at its end over to the next chunk.
+// countInvalid counts the invalid UTF-8 bytes of chunk, the next piece of
+// the file, carrying an incomplete sequence at its end over to the next
+// piece. As a line break is never part of a sequence, the count is the
+// same whether the file comes in lines or in reads.
 func (tr *textTraits) countInvalid(chunk []byte) {
 	if len(tr.carry) == 0 && utf8.Valid(chunk) {
 		return

@@ -114,13 +114,13 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	}
 	if dl, ok := ctx.Deadline(); t.timeout <= 0 || ok && time.Until(dl) <= t.timeout {
 		// No bound of its own, or the caller's comes first: a context of
-		// its own would cost a timer and change nothing.
+		// its own would change nothing.
 		return t.call(ctx, args)
 	}
-	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, errCallDeadline)
-	defer cancel()
+	cctx := newCallContext(ctx, t.timeout)
+	defer cctx.release()
 	text, err := t.call(cctx, args)
-	if err != nil && ctx.Err() == nil && context.Cause(cctx) == errCallDeadline {
+	if err != nil && cctx.expired() {
 		// The call's own deadline, not the caller's: the model may ask
 		// for less.
 		return "", retryf("The call did not finish within %s and was stopped. Ask for less (a smaller directory, a narrower pattern or glob, a smaller file) and try again.", t.timeout)
