@@ -28,12 +28,27 @@ type replacement struct {
 // decodeArgs decodes a tool's JSON arguments strictly: a malformed
 // object, an unknown field, a missing required field or a wrongly typed
 // value is a *RetryError naming the field. A JSON null counts as absent.
+//
+// The arguments are scanned once, each value found in place; arguments
+// the scan does not take (malformed JSON, an unknown or escaped name, more
+// fields than it holds) go through encoding/json, whose error text the
+// model then sees.
 func decodeArgs(raw json.RawMessage, fields ...arg) error {
+	var vals [maxArgs][]byte
+	if len(fields) <= maxArgs && scanArgs(raw, fields, vals[:len(fields)]) {
+		return assignArgs(fields, vals[:len(fields)])
+	}
+	return decodeArgsJSON(raw, fields)
+}
+
+// decodeArgsJSON is decodeArgs through encoding/json, for the arguments
+// scanArgs does not take.
+func decodeArgsJSON(raw json.RawMessage, fields []arg) error {
 	obj, err := decodeObject(raw)
 	if err != nil {
 		return err
 	}
-	var names []string
+	names := make([]string, 0, len(fields))
 	for _, f := range fields {
 		names = append(names, f.name)
 	}
@@ -47,9 +62,23 @@ func decodeArgs(raw json.RawMessage, fields ...arg) error {
 			return retryf("Unknown argument '%s'. Valid arguments: %s.", k, strings.Join(names, ", "))
 		}
 	}
-	for _, f := range fields {
-		v, ok := obj[f.name]
-		if !ok || isNull(v) {
+	all := make([][]byte, len(fields))
+	for i, f := range fields {
+		all[i] = obj[f.name]
+	}
+	return assignArgs(fields, all)
+}
+
+// maxArgs is the most fields decodeArgs scans in one pass; more than any
+// tool has.
+const maxArgs = 12
+
+// assignArgs decodes vals[i], the value of fields[i] (nil when absent),
+// in the order of fields.
+func assignArgs(fields []arg, vals [][]byte) error {
+	for i, f := range fields {
+		v := vals[i]
+		if v == nil || isNull(v) {
 			if f.required {
 				return retryf("Missing required argument '%s'.", f.name)
 			}
@@ -60,6 +89,213 @@ func decodeArgs(raw json.RawMessage, fields ...arg) error {
 		}
 	}
 	return nil
+}
+
+// scanArgs finds the value of each field in the JSON object raw, as
+// encoding/json would (a repeated name: the last value), checking the
+// whole text's syntax. It reports false, leaving the rest to
+// encoding/json, for anything but a valid object, empty input or null
+// whose names are all fields and written without escapes.
+func scanArgs(raw []byte, fields []arg, vals [][]byte) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return true
+	}
+	if bytes.HasPrefix(raw[i:], []byte("null")) {
+		return skipSpace(raw, i+4) == len(raw)
+	}
+	if raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		end, ok := scanString(raw, i)
+		if !ok {
+			return false
+		}
+		key := raw[i+1 : end-1]
+		k := -1
+		for j := range fields {
+			if fields[j].name == string(key) {
+				k = j
+				break
+			}
+		}
+		if k < 0 {
+			return false
+		}
+		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipSpace(raw, i+1)
+		if end, ok = scanValue(raw, i, 0); !ok {
+			return false
+		}
+		vals[k] = raw[i:end]
+		if i = skipSpace(raw, end); i == len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// maxScanDepth bounds the nesting scanValue follows; deeper values go to
+// encoding/json.
+const maxScanDepth = 64
+
+// scanValue returns the end of the JSON value starting at b[i], and
+// whether it is one.
+func scanValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{' || c == '[':
+		if depth >= maxScanDepth {
+			return i, false
+		}
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == closing {
+			return i + 1, true
+		}
+		for {
+			if c == '{' {
+				end, ok := scanString(b, i)
+				if !ok {
+					return i, false
+				}
+				if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+					return i, false
+				}
+				i = skipSpace(b, i+1)
+			}
+			end, ok := scanValue(b, i, depth+1)
+			if !ok {
+				return i, false
+			}
+			if i = skipSpace(b, end); i == len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+			case closing:
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	default:
+		return scanNumber(b, i)
+	}
+}
+
+// scanString returns the end of the JSON string literal at b[i] (past its
+// closing quote).
+func scanString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, false
+	}
+	for i++; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(b[i+2:]); !ok {
+					return i, false
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		case c < 0x20:
+			return i, false
+		default:
+			i++
+		}
+	}
+	return i, false
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, bool) {
+	if !bytes.HasPrefix(b[i:], []byte(lit)) {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// scanNumber returns the end of the JSON number at b[i].
+func scanNumber(b []byte, i int) (int, bool) {
+	digits := func() bool {
+		start := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// skipSpace returns the index of the first byte from i on that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // decodeObject parses raw as a JSON object; empty input and null are the
@@ -80,7 +316,7 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+func isNull(v []byte) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 // decodeValue decodes one field value into dst.
 func decodeValue(name string, v json.RawMessage, dst any) error {
@@ -107,7 +343,12 @@ func decodeValue(name string, v json.RawMessage, dst any) error {
 			return retryf("Argument '%s' must be a string.", name)
 		}
 	case *bool:
-		if json.Unmarshal(v, d) != nil {
+		switch string(bytes.TrimSpace(v)) {
+		case "true":
+			*d = true
+		case "false":
+			*d = false
+		default:
 			return retryf("Argument '%s' must be a boolean.", name)
 		}
 	case *int:
@@ -127,15 +368,11 @@ func decodeValue(name string, v json.RawMessage, dst any) error {
 // decodeInt accepts a JSON number with an integral value that fits an int
 // (so 10 and 10.0 both work, "10" and 1.5 do not).
 func decodeInt(v json.RawMessage) (int, bool) {
-	var num json.Number
-	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] == '"' {
-		return 0, false // json.Number would accept a quoted number
-	}
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	if dec.Decode(&num) != nil {
+	t := bytes.TrimSpace(v)
+	if end, ok := scanNumber(t, 0); !ok || end != len(t) {
 		return 0, false
 	}
+	num := json.Number(t)
 	if i, err := num.Int64(); err == nil {
 		return int(i), true
 	}
@@ -147,39 +384,82 @@ func decodeInt(v json.RawMessage) (int, bool) {
 }
 
 // decodeReplacements decodes a list of {old_text, new_text} objects, each
-// as strictly as the top-level arguments.
-func decodeReplacements(name string, v json.RawMessage, d *[]replacement) error {
-	var items []json.RawMessage
-	if json.Unmarshal(v, &items) != nil {
+// as strictly as the top-level arguments. v is one valid JSON value (the
+// arguments' syntax was checked whole).
+func decodeReplacements(name string, v []byte, d *[]replacement) error {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || v[0] != '[' {
 		return retryf("Argument '%s' must be a list of objects with old_text and new_text.", name)
 	}
-	out := make([]replacement, 0, len(items))
-	for i, item := range items {
-		prefix := fmt.Sprintf("%s[%d].", name, i)
-		var r replacement
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(item, &obj) != nil || obj == nil {
-			return retryf("Argument '%s[%d]' must be an object with old_text and new_text.", name, i)
+	var out []replacement
+	i := skipSpace(v, 1)
+	for n := 0; i < len(v) && v[i] != ']'; n++ {
+		end, ok := scanValue(v, i, 0)
+		if !ok {
+			return retryf("Argument '%s' must be a list of objects with old_text and new_text.", name)
 		}
-		for k := range obj {
-			if k != "old_text" && k != "new_text" {
-				return retryf("Unknown argument '%s%s'. Valid arguments: old_text, new_text.", prefix, k)
-			}
-		}
-		for _, f := range []struct {
-			key string
-			dst *string
-		}{{"old_text", &r.OldText}, {"new_text", &r.NewText}} {
-			fv, ok := obj[f.key]
-			if !ok || isNull(fv) {
-				return retryf("Missing required argument '%s%s'.", prefix, f.key)
-			}
-			if err := decodeValue(prefix+f.key, fv, f.dst); err != nil {
-				return err
-			}
+		r, err := decodeReplacement(fmt.Sprintf("%s[%d]", name, n), v[i:end])
+		if err != nil {
+			return err
 		}
 		out = append(out, r)
+		if i = skipSpace(v, end); i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	if out == nil {
+		out = []replacement{}
 	}
 	*d = out
 	return nil
+}
+
+// decodeReplacement decodes item, one valid JSON value of the list named
+// item (as "replacements[2]").
+func decodeReplacement(item string, v []byte) (replacement, error) {
+	var r replacement
+	notObject := func() error { return retryf("Argument '%s' must be an object with old_text and new_text.", item) }
+	if len(v) == 0 || v[0] != '{' {
+		return r, notObject()
+	}
+	var oldText, newText []byte
+	i := skipSpace(v, 1)
+	for i < len(v) && v[i] != '}' {
+		end, ok := scanString(v, i)
+		if !ok {
+			return r, notObject()
+		}
+		key, _ := unquoteJSON(v[i:end])
+		if i = skipSpace(v, end); i == len(v) || v[i] != ':' {
+			return r, notObject()
+		}
+		i = skipSpace(v, i+1)
+		if end, ok = scanValue(v, i, 0); !ok {
+			return r, notObject()
+		}
+		switch key {
+		case "old_text":
+			oldText = v[i:end]
+		case "new_text":
+			newText = v[i:end]
+		default:
+			return r, retryf("Unknown argument '%s.%s'. Valid arguments: old_text, new_text.", item, key)
+		}
+		if i = skipSpace(v, end); i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	for _, f := range []struct {
+		key string
+		v   []byte
+		dst *string
+	}{{"old_text", oldText, &r.OldText}, {"new_text", newText, &r.NewText}} {
+		if f.v == nil || isNull(f.v) {
+			return r, retryf("Missing required argument '%s.%s'.", item, f.key)
+		}
+		if err := decodeValue(item+"."+f.key, f.v, f.dst); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
 }

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +72,94 @@ func FuzzDecodeArgs(f *testing.F) {
 		}
 		if err == nil && !json.Valid([]byte(raw)) && raw != "" {
 			t.Fatalf("%q: invalid JSON accepted", raw)
+		}
+	})
+}
+
+// decodedArgs decodes raw with decode into every kind of destination and
+// prints what it got, for comparing two decoders.
+func decodedArgs(raw string, decode func(json.RawMessage, ...arg) error) string {
+	var p string
+	var off *int
+	var flag *bool
+	var name *string
+	var reps *[]replacement
+	err := decode(json.RawMessage(raw), arg{"path", &p, true}, arg{"offset", &off, false},
+		arg{"flag", &flag, false}, arg{"name", &name, false}, arg{"replacements", &reps, false})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	out := fmt.Sprintf("path %q", p)
+	if off != nil {
+		out += fmt.Sprintf(" offset %d", *off)
+	}
+	if flag != nil {
+		out += fmt.Sprintf(" flag %v", *flag)
+	}
+	if name != nil {
+		out += fmt.Sprintf(" name %q", *name)
+	}
+	if reps != nil {
+		out += fmt.Sprintf(" replacements %q", *reps)
+	}
+	return out
+}
+
+// jsonDecoder is decodeArgs without its one-pass scan.
+func jsonDecoder(raw json.RawMessage, fields ...arg) error { return decodeArgsJSON(raw, fields) }
+
+func TestDecodeArgsOnePass(t *testing.T) {
+	tests := []string{
+		`{"path":"a"}`,
+		` { "path" : "a\u00e9\n" , "offset" : 10 , "flag" : false } `,
+		`{"path":"a","offset":1e2,"name":null}`,
+		`{"path":"a","offset":-0}`,
+		`{"path":"a","path":"b"}`,
+		`{"path":"a","replacements":[{"old_text":"x","new_text":"y"},{"new_text":"2","old_text":"1"}]}`,
+		`{"path":"a","replacements":[]}`,
+		`{"path":"a","replacements":[{"old_text":"x"}]}`,
+		`{"path":"a","replacements":[{"old_text":"x","new_text":"y","z":1}]}`,
+		`{"path":"a","replacements":[{"old\u005ftext":"x","new_text":"y"}]}`,
+		`{"path":"a","replacements":[1]}`,
+		`{"path":"a","replacements":{"old_text":"x"}}`,
+		`{"path":"a","replacements":[{"old_text":1,"new_text":"y"}]}`,
+		`{"path":"a","replacements":[{"old_text":[[[[]]]],"new_text":"y"}]}`,
+		`{"p\u0061th":"a"}`,
+		`{"path":"a","offset":01}`,
+		`{"path":"a","offset":1.}`,
+		`{"path":"a","flag":tru}`,
+		`{"path":"a",}`,
+		`{"path":"a"} x`,
+		`{"path":"\x"}`,
+		"{\"path\":\"a\tb\"}",
+		"{\"path\":\"\xff\"}",
+		`{"path":"\ud800"}`,
+		`{"path":"a","offset":{"a":[1,2,{"b":null}]}}`,
+		`{"path":"a","name":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`,
+		`null`,
+		` `,
+		`[]`,
+		`"path"`,
+	}
+	for _, raw := range tests {
+		got, want := decodedArgs(raw, decodeArgs), decodedArgs(raw, jsonDecoder)
+		if got != want {
+			t.Errorf("%s:\none pass      %s\nencoding/json %s", raw, got, want)
+		}
+	}
+}
+
+// FuzzDecodeArgsOnePass checks that the one-pass scan decodes every
+// input as encoding/json does: the same values, the same refusal.
+func FuzzDecodeArgsOnePass(f *testing.F) {
+	f.Add(`{"path":"a","offset":1,"limit":2}`)
+	f.Add(`{"path":"a","replacements":[{"old_text":"x","new_text":"y"}]}`)
+	f.Add(`{"path":"a\u00e9","flag":true,"name":"\ud83d\ude00"}`)
+	f.Add(`{"offset":-1.0e2,"path":""}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, want := decodedArgs(raw, decodeArgs), decodedArgs(raw, jsonDecoder)
+		if got != want {
+			t.Fatalf("%q:\none pass      %s\nencoding/json %s", raw, got, want)
 		}
 	})
 }
