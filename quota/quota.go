@@ -106,6 +106,20 @@ func Write(oldSize int64, existed bool, size int64) Usage {
 // Remove is the change of removing a file of size bytes.
 func Remove(size int64) Usage { return Usage{Bytes: -size, Files: -1} }
 
+// Resize is the change of one file going from before bytes to after
+// bytes, where -1 stands for no file (created, or removed), as
+// tools.SizeChange spells it.
+func Resize(before, after int64) Usage {
+	var u Usage
+	if before >= 0 {
+		u = u.Add(Remove(before))
+	}
+	if after >= 0 {
+		u = u.Add(Usage{Bytes: after, Files: 1})
+	}
+	return u
+}
+
 // A UsageSource reports what a tenant stores, by scanning its storage.
 type UsageSource interface {
 	Usage(ctx context.Context, tenant string) (Usage, error)

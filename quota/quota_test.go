@@ -340,3 +340,25 @@ func TestNewOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestResize(t *testing.T) {
+	cases := []struct {
+		before, after int64
+		want          Usage
+	}{
+		{-1, 5, Usage{5, 1}},
+		{-1, 0, Usage{0, 1}},
+		{7, -1, Usage{-7, -1}},
+		{7, 3, Usage{-4, 0}},
+		{3, 7, Usage{4, 0}},
+		{-1, -1, Usage{}},
+	}
+	for _, tc := range cases {
+		if got := Resize(tc.before, tc.after); got != tc.want {
+			t.Errorf("Resize(%d, %d) = %+v, want %+v", tc.before, tc.after, got, tc.want)
+		}
+		if tc.before >= 0 && tc.after >= 0 && Resize(tc.before, tc.after) != Write(tc.before, true, tc.after) {
+			t.Errorf("Resize(%d, %d) differs from Write", tc.before, tc.after)
+		}
+	}
+}
