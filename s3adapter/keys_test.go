@@ -2,6 +2,7 @@ package s3adapter_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -64,6 +65,33 @@ func TestObjectAndPrefix(t *testing.T) {
 	}
 	if got, want := walkNames(t, f, "."), []string{"a-x", "a.txt", "a/", "a/b", "d/", "e"}; !slices.Equal(got, want) {
 		t.Errorf("Walk(.) = %q, want %q", got, want)
+	}
+}
+
+// TestObjectAndPrefixPastAPage puts more names between an object and its
+// directory ("a.000" sorts between "a" and "a/") than Stat's listing asks
+// for: the directory still wins, and the object without one is a file.
+func TestObjectAndPrefixPastAPage(t *testing.T) {
+	ctx := t.Context()
+	keys := []string{"a", "a/b", "c"}
+	for i := range 150 {
+		keys = append(keys, fmt.Sprintf("a.%03d", i), fmt.Sprintf("c.%03d", i))
+	}
+	f := keysBackend(t, keys...)
+	if fi, err := f.Stat(ctx, "a"); err != nil || !fi.IsDir() {
+		t.Errorf("Stat(a) = %+v, %v; want a directory", fi, err)
+	}
+	if r, err := f.OpenRead(ctx, "a"); !errors.Is(err, backend.ErrIsDir) {
+		if err == nil {
+			r.Close()
+		}
+		t.Errorf("OpenRead(a) error = %v, want backend.ErrIsDir", err)
+	}
+	if fi, err := f.Stat(ctx, "c"); err != nil || fi.IsDir() || fi.Size != 1 || fi.Version != testserver.ETag("c") {
+		t.Errorf("Stat(c) = %+v, %v; want the 1-byte file", fi, err)
+	}
+	if got, err := backend.ReadFile(ctx, f, "c"); err != nil || string(got) != "c" {
+		t.Errorf("ReadFile(c) = %q, %v", got, err)
 	}
 }
 

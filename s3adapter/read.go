@@ -2,19 +2,21 @@ package s3adapter
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencefs/fencefs/backend"
 )
 
-// Stat returns the metadata of name. A file's Version is its ETag. It
-// sends a HEAD for the object and a one-key listing below name
-// concurrently, because a key that is also a prefix is a directory.
+// Stat returns the metadata of name. A file's Version is its ETag. One
+// listing of the keys that start with name answers it: the object, if
+// there is one, and whether a key lies below name, which makes it a
+// directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.checkPath("stat", name); err != nil {
 		return backend.FileInfo{}, err
@@ -22,29 +24,68 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if name == "." {
 		return dirInfo(name), nil
 	}
-	var (
-		isDir  bool
-		dirErr error
-		wg     sync.WaitGroup
-	)
-	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
-	head, headErr := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
-	wg.Wait()
+	isDir, obj, err := f.settle(ctx, name)
 	switch {
-	case dirErr == nil && isDir:
+	case err != nil:
+		return backend.FileInfo{}, pathError("stat", name, err)
+	case isDir:
 		return dirInfo(name), nil
-	case headErr == nil:
-		_, base := backend.Split(name)
-		return backend.FileInfo{
-			Name:    base,
-			Size:    aws.ToInt64(head.ContentLength),
-			ModTime: aws.ToTime(head.LastModified),
-			Version: aws.ToString(head.ETag),
-		}, nil
-	case dirErr != nil:
-		return backend.FileInfo{}, pathError("stat", name, dirErr)
+	case obj == nil:
+		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	return backend.FileInfo{}, pathError("stat", name, headErr)
+	return objectInfo(name, obj), nil
+}
+
+// settleKeys is how many keys the listing of settle asks for: the
+// object, then the names that sort between it and the directory below it
+// ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
+const settleKeys = 100
+
+// settle finds out what the key of name is with one delimited listing of
+// the keys that start with it: a directory when a key lies below name,
+// whether or not the object exists too, and otherwise the object (nil
+// when there is none). Only when the names between the object and its
+// directory fill the page does a second, one-key listing ask below name.
+func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *types.Object, err error) {
+	key := f.key(name)
+	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+		Bucket:    &f.bucket,
+		Prefix:    aws.String(key),
+		Delimiter: aws.String("/"),
+		MaxKeys:   aws.Int32(settleKeys),
+	})
+	if err != nil {
+		return false, nil, err
+	}
+	for _, cp := range out.CommonPrefixes {
+		if aws.ToString(cp.Prefix) == key+"/" {
+			return true, nil, nil
+		}
+	}
+	for i := range out.Contents {
+		if aws.ToString(out.Contents[i].Key) == key {
+			obj = &out.Contents[i]
+			break
+		}
+	}
+	if aws.ToBool(out.IsTruncated) {
+		isDir, err = f.hasChildren(ctx, name)
+		if err != nil || isDir {
+			return isDir, nil, err
+		}
+	}
+	return false, obj, nil
+}
+
+// objectInfo describes the listed object of name.
+func objectInfo(name string, o *types.Object) backend.FileInfo {
+	_, base := backend.Split(name)
+	return backend.FileInfo{
+		Name:    base,
+		Size:    aws.ToInt64(o.Size),
+		ModTime: aws.ToTime(o.LastModified),
+		Version: aws.ToString(o.ETag),
+	}
 }
 
 // dirInfo describes the directory name.
@@ -56,11 +97,18 @@ func dirInfo(name string) backend.FileInfo {
 	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
 }
 
+// settleAttempts bounds how often a read lists again because the object
+// was replaced between its listing and its GET.
+const settleAttempts = 3
+
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
-// and a missing object fs.ErrNotExist. The GET and a one-key listing
-// below name are sent concurrently (see Stat): a key that is also a prefix
-// is a directory, so an object shadowed by a directory is never served.
-// The stream's Info is the GET's answer (size, modification time, ETag).
+// and a missing object fs.ErrNotExist, each from the one listing of
+// [FS.Stat], which also settles that no directory shadows the object.
+// The GET that follows carries If-Match with the listed ETag, so it
+// serves exactly the object the listing judged; a replacement in between
+// makes the read list again (the last time, the GET takes what is
+// there). The stream's Info is the GET's answer (size,
+// modification time, ETag).
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := f.checkPath("open", name); err != nil {
 		return nil, err
@@ -68,35 +116,46 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	var (
-		isDir  bool
-		dirErr error
-		wg     sync.WaitGroup
-	)
-	wg.Go(func() { isDir, dirErr = f.hasChildren(ctx, name) })
-	out, getErr := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}, quietChecksums)
-	wg.Wait()
-	switch {
-	case dirErr == nil && isDir:
-		if getErr == nil {
-			out.Body.Close()
+	var last error
+	for attempt := range settleAttempts {
+		isDir, obj, lerr := f.settle(ctx, name)
+		switch {
+		case lerr != nil:
+			return nil, pathError("open", name, lerr)
+		case isDir:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+		case obj == nil:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-	case getErr == nil:
-		_, base := backend.Split(name)
-		info := backend.FileInfo{
-			Name:    base,
-			Size:    aws.ToInt64(out.ContentLength),
-			ModTime: aws.ToTime(out.LastModified),
-			Version: aws.ToString(out.ETag),
+		etag := aws.ToString(obj.ETag)
+		if attempt == settleAttempts-1 {
+			// An object replaced faster than it can be listed and read
+			// is still not shadowed: the last listing said so.
+			etag = ""
 		}
-		return &objectReader{body: out.Body, name: name, info: info}, nil
-	case dirErr != nil && !isNotFound(getErr):
-		return nil, pathError("open", name, getErr)
-	case dirErr != nil:
-		return nil, pathError("open", name, dirErr)
+		r, err := f.get(ctx, name, etag)
+		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
+			return r, err
+		}
+		last = err
 	}
-	return nil, pathError("open", name, getErr)
+	return nil, last
+}
+
+// get sends the GET of name, with If-Match when etag is set.
+func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
+	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name)), IfMatch: optional(etag)}, quietChecksums)
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	_, base := backend.Split(name)
+	info := backend.FileInfo{
+		Name:    base,
+		Size:    aws.ToInt64(out.ContentLength),
+		ModTime: aws.ToTime(out.LastModified),
+		Version: aws.ToString(out.ETag),
+	}
+	return &objectReader{body: out.Body, name: name, info: info}, nil
 }
 
 // quietChecksums silences the SDK's warning, on every read of a

@@ -21,8 +21,10 @@
 // directory: List, Walk and Stat report the directory, OpenRead and
 // OpenWrite of "a" fail with backend.ErrIsDir, and the object "a" cannot
 // be reached through this backend (as in S3 file gateways such as
-// Mountpoint). Stat and OpenRead therefore ask for the object and for one
-// key below it concurrently: two requests, one round trip.
+// Mountpoint). Stat therefore lists the keys that start with the name,
+// which shows the object and the directory below it in one request, and
+// OpenRead sends that listing, then a GET with If-Match on the listed
+// ETag.
 //
 // # Writes
 //

@@ -29,8 +29,8 @@ const (
 )
 
 // S3 is an http.Handler answering the read side of the S3 API
-// (ListObjectsV2, HeadObject, GetObject; path-style, one bucket) from
-// fixed objects. It holds any key, including those a POSIX-backed server
+// (ListObjectsV2, HeadObject, GetObject with If-Match; path-style, one
+// bucket) from fixed objects. It holds any key, including those a POSIX-backed server
 // refuses or normalizes: "a" next to "a/b", empty and dot segments.
 // Every other method is refused with 403 Forbidden.
 type S3 struct {
@@ -95,6 +95,15 @@ func (s *S3) object(w http.ResponseWriter, r *http.Request, key string) {
 		w.WriteHeader(http.StatusNotFound)
 		if r.Method == http.MethodGet {
 			io.WriteString(w, `<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>`)
+		}
+		return
+	}
+	if m := r.Header.Get("If-Match"); m != "" && m != "*" && m != ETag(data) {
+		// As S3 does, so that a client's conditional read is checked.
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusPreconditionFailed)
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>`)
 		}
 		return
 	}

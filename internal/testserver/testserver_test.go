@@ -216,24 +216,36 @@ func TestS3Objects(t *testing.T) {
 		method, target string
 		code           int
 		body, etag     string
+		ifMatch        string
 	}{
-		{http.MethodGet, "/b/a", http.StatusOK, "object a", testserver.ETag("object a")},
-		{http.MethodHead, "/b/a", http.StatusOK, "", testserver.ETag("object a")},
-		{http.MethodGet, "/b/a/b", http.StatusOK, "ab", testserver.ETag("ab")},
-		{http.MethodGet, "/b/x//y", http.StatusOK, "", testserver.ETag("")},
-		{http.MethodGet, "/b/./p", http.StatusOK, "dot", testserver.ETag("dot")},
-		{http.MethodGet, "/b/missing", http.StatusNotFound, "<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>", ""},
-		{http.MethodHead, "/b/missing", http.StatusNotFound, "", ""},
-		{http.MethodPut, "/b/a", http.StatusForbidden, "read-only\n", ""},
-		{http.MethodDelete, "/b/a", http.StatusForbidden, "read-only\n", ""},
-		{http.MethodGet, "/other/a", http.StatusNotFound, "no such bucket\n", ""},
-		{http.MethodGet, "/bb/a", http.StatusNotFound, "no such bucket\n", ""},
+		{http.MethodGet, "/b/a", http.StatusOK, "object a", testserver.ETag("object a"), ""},
+		{http.MethodGet, "/b/a", http.StatusOK, "object a", testserver.ETag("object a"), testserver.ETag("object a")},
+		{http.MethodGet, "/b/a", http.StatusOK, "object a", testserver.ETag("object a"), "*"},
+		{http.MethodGet, "/b/a", http.StatusPreconditionFailed, "<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>", "", testserver.ETag("ab")},
+		{http.MethodHead, "/b/a", http.StatusPreconditionFailed, "", "", testserver.ETag("ab")},
+		{http.MethodGet, "/b/missing", http.StatusNotFound, "<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>", "", testserver.ETag("ab")},
+		{http.MethodHead, "/b/a", http.StatusOK, "", testserver.ETag("object a"), ""},
+		{http.MethodGet, "/b/a/b", http.StatusOK, "ab", testserver.ETag("ab"), ""},
+		{http.MethodGet, "/b/x//y", http.StatusOK, "", testserver.ETag(""), ""},
+		{http.MethodGet, "/b/./p", http.StatusOK, "dot", testserver.ETag("dot"), ""},
+		{http.MethodGet, "/b/missing", http.StatusNotFound, "<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>", "", ""},
+		{http.MethodHead, "/b/missing", http.StatusNotFound, "", "", ""},
+		{http.MethodPut, "/b/a", http.StatusForbidden, "read-only\n", "", ""},
+		{http.MethodDelete, "/b/a", http.StatusForbidden, "read-only\n", "", ""},
+		{http.MethodGet, "/other/a", http.StatusNotFound, "no such bucket\n", "", ""},
+		{http.MethodGet, "/bb/a", http.StatusNotFound, "no such bucket\n", "", ""},
 	}
 	for _, tt := range tests {
-		res := get(h, tt.method, tt.target)
+		req := httptest.NewRequest(tt.method, tt.target, nil)
+		if tt.ifMatch != "" {
+			req.Header.Set("If-Match", tt.ifMatch)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		res := rec.Result()
 		body, _ := io.ReadAll(res.Body)
 		if res.StatusCode != tt.code || string(body) != tt.body || res.Header.Get("ETag") != tt.etag {
-			t.Errorf("%s %s = %d %q (ETag %q), want %d %q (ETag %q)", tt.method, tt.target,
+			t.Errorf("%s %s (If-Match %q) = %d %q (ETag %q), want %d %q (ETag %q)", tt.method, tt.target, tt.ifMatch,
 				res.StatusCode, body, res.Header.Get("ETag"), tt.code, tt.body, tt.etag)
 		}
 		if tt.code != http.StatusOK {
