@@ -78,7 +78,7 @@ const reasonChanged = "the file changed while the user was looking at the change
 // precondition cover the rest of the way to storage. The call ends with
 // res or err when either is set.
 func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToolRequest, start time.Time) (_ context.Context, res *mcp.CallToolResult, err error) {
-	if !canElicit(req.Session) {
+	if !canElicit(req) {
 		if h.opts.ApprovalFallback == nil {
 			return ctx, errorResult(noElicitation), nil
 		}
@@ -110,10 +110,7 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 	if asked == nil {
 		// No change to approve (a refusal, a directory that exists):
 		// the call's own answer stands, and nothing was changed.
-		if res := h.result(ctx, t, start, text, err); res != nil {
-			return ctx, res, nil
-		}
-		return ctx, nil, err
+		return ctx, h.result(ctx, t, start, text, err), nil
 	}
 	return ctx, &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{approvalID: &mcp.ElicitParams{Mode: "form", Message: ApprovalMessage(asked), RequestedSchema: approvalSchema}},
@@ -148,16 +145,16 @@ func (h *handlers) mac(tool, digest string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// canElicit reports whether the client of ss declared form elicitation.
-func canElicit(ss *mcp.ServerSession) bool {
-	if ss == nil {
+// canElicit reports whether the client calling req declared form
+// elicitation: in the request's own metadata on the protocol versions
+// that carry it (stateless HTTP has no session to remember it), else at
+// initialization.
+func canElicit(req *mcp.CallToolRequest) bool {
+	c := req.ClientCapabilities()
+	if c == nil || c.Elicitation == nil {
 		return false
 	}
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return false
-	}
-	e := p.Capabilities.Elicitation
+	e := c.Elicitation
 	// A client declaring neither mode supports forms (the protocol's
 	// rule for older clients).
 	return e.Form != nil || e.URL == nil

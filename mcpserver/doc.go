@@ -5,8 +5,8 @@
 //
 // The tools go out raw: each tool's hand-written JSON Schema is the
 // input schema, its arguments reach it undecoded, and its text is the
-// result's text content. An error the model can correct becomes a result
-// with isError set; any other error is a JSON-RPC error.
+// result's text content. A failed call is a result with isError set
+// whose text names no host path, endpoint or credential.
 //
 // Beyond the tools, [Options] turn on what a host may use:
 //   - Approve: every change is shown to the user through MCP elicitation,

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-
 	"io"
 	"log/slog"
 	"time"
@@ -51,6 +50,10 @@ type Options struct {
 	// each other's changes (a server per session over one namespace);
 	// nil gives the server one of its own.
 	Changes *Changes
+	// Wrap, when set, wraps each tool's handler, so that a command can
+	// put its own checks and records (quotas, audit, metrics) around
+	// every call, approval rounds included.
+	Wrap func(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler
 }
 
 // DefaultMaxResourceBytes is the largest file resources/read returns by
@@ -97,7 +100,11 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
 	h.server = server
 	for _, t := range set.Tools() {
-		server.AddTool(Tool(t), h.tool(t))
+		th := h.tool(t)
+		if opts.Wrap != nil {
+			th = opts.Wrap(t, th)
+		}
+		server.AddTool(Tool(t), th)
 	}
 	if opts.Resources {
 		server.AddResourceTemplate(fileTemplate(), h.readResource)
@@ -142,9 +149,7 @@ func Tool(t *tools.Tool) *mcp.Tool {
 	return mt
 }
 
-// tool calls t with the raw arguments. An error the model can correct
-// becomes a tool result with isError set; any other error is returned to
-// the SDK, which reports it to the host as a JSON-RPC error.
+// tool calls t with the raw arguments; see result for its errors.
 func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 	changing := !t.Annotations.ReadOnly
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -168,23 +173,21 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 		text, err := t.Call(ctx, req.Params.Arguments)
 		stop()
 		res := h.result(ctx, t, start, text, err)
-		if res != nil && !res.IsError {
+		if !res.IsError {
 			if rec != nil {
 				res.StructuredContent = rec.result()
 			} else if _, ok := outputSchemas[t.Name]; ok {
 				res.StructuredContent = structuredResult(t.Name, text)
 			}
 		}
-		if res == nil {
-			return nil, err
-		}
 		return res, nil
 	}
 }
 
-// result maps a tool's answer: an error the model can correct becomes a
-// result with isError set; any other error gives no result, and the
-// handler returns it to the SDK, which reports a JSON-RPC error.
+// result maps a tool's answer. Every error is a result with isError set,
+// as MCP asks of a tool's own failures (a JSON-RPC error is for the
+// protocol): the model gets tools.Message, which names no host path,
+// endpoint or credential, and the Logger gets the whole error.
 func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, text string, err error) *mcp.CallToolResult {
 	logger := h.opts.Logger
 	if msg, ok := RetryMessage(err); ok {
@@ -196,8 +199,8 @@ func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, t
 		if errors.Is(err, context.Canceled) {
 			level = slog.LevelInfo
 		}
-		logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", err, "duration", time.Since(start))
-		return nil
+		logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", tools.Cause(err), "duration", time.Since(start))
+		return errorResult(tools.Message(err))
 	}
 	logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}

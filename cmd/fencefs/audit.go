@@ -77,6 +77,12 @@ func audited(log *audit.Logger, t *tools.Tool, reads bool, next mcp.ToolHandler)
 		start := time.Now()
 		notes := &callNotes{}
 		res, err := next(context.WithValue(ctx, callNotesKey{}, notes), req)
+		if res != nil && len(res.InputRequests) > 0 {
+			// The first round of an approval: the user has yet to
+			// answer and nothing changed; the round that follows the
+			// answer is the one logged.
+			return res, err
+		}
 		rec := audit.Record{Time: start, Tool: t.Name, Outcome: audit.OutcomeOK, Duration: time.Since(start)}
 		if req.Extra != nil {
 			if id, idErr := tenant.FromTokenInfo(req.Extra.TokenInfo); idErr == nil {

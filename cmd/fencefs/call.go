@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -46,7 +47,7 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		return exitFatal
 	}
 	text, err := t.Call(ctx, args)
-	if msg, ok := retryMessage(err); ok {
+	if msg, ok := mcpserver.RetryMessage(err); ok {
 		io.WriteString(stdout, msg)
 		return exitRetry
 	}

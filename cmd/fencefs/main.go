@@ -50,9 +50,18 @@
 // inside --root otherwise); when two roots hold a skill of the same name
 // the earlier root wins. serve offers every skill as an MCP prompt whose
 // text is the skill's instructions and the path of its files, which the
-// model then reads with the file tools; the skills are found once at
-// start-up and read afresh each time a prompt is got. The skills are read
-// from the storage directly, not through --allow, --deny or --protect.
+// model then reads with the file tools, and as SEP-2640 skill://
+// resources whose files are read under the policy; the skills are found
+// at start-up and again every 30 seconds, and read afresh each time a
+// prompt is got. The skills are found on the storage directly, not
+// through --allow, --deny or --protect.
+//
+// serve --approve changes asks the user, through the host's MCP
+// elicitation, before every change, and makes it only when the user
+// accepts; a client that cannot ask has its changes refused
+// (--approve-fallback refuse, the default) or cancelled (cancel). When
+// read_file is offered, the files are also MCP resources
+// (fencefs:///{+path}) with path completion and subscriptions.
 // skills lists them with the copies they shadow and the problems found,
 // and exits 2 when there are problems; without --skills, or when a root
 // cannot be used at all, it exits 1.
@@ -231,9 +240,13 @@ func usage(w io.Writer) {
 func commandUsage(cmd string, w io.Writer) {
 	synopsis := map[string]string{
 		"serve": "fencefs serve [flags]\n\nRuns an MCP server offering the file tools, over stdio or, with --http, streamable HTTP at /mcp.\n" +
-			"With --skills ROOT, the skills found there at start-up are offered as MCP prompts; getting one\n" +
-			"gives the skill's instructions and the path of its files. ROOT is a tool path from the namespace\n" +
-			"root (/NAME/... with mounts); skills are read directly, not through --allow/--deny/--protect.\n" +
+			"With --skills ROOT, the skills found there (at start-up, then every 30s) are offered as MCP prompts,\n" +
+			"getting one gives the skill's instructions and the path of its files, and as skill:// resources\n" +
+			"(SEP-2640, files read under the policy). ROOT is a tool path from the namespace root (/NAME/...\n" +
+			"with mounts); skills are found directly, not through --allow/--deny/--protect.\n" +
+			"With --approve changes, every change is shown to the user through the host and made only on accept;\n" +
+			"a client that cannot ask its user has its changes refused (or cancelled: --approve-fallback cancel).\n" +
+			"When read_file is offered, files are resources too (fencefs:///{+path}), with subscriptions.\n" +
 			"Over HTTP, sessions idle for --session-timeout are closed and at most --max-sessions are open.",
 		"call": "fencefs call [flags] TOOL [JSON]\n\nRuns one tool once with JSON arguments (the argument, or stdin when absent).\n" +
 			"Exit 0: the result on stdout. Exit 2: an error the model could correct, on stdout.\n" +

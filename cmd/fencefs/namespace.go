@@ -20,6 +20,7 @@ import (
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/mounted"
 	"github.com/fencefs/fencefs/s3adapter"
 	"github.com/fencefs/fencefs/sftpadapter"
@@ -98,7 +99,7 @@ func checkCwd(ctx context.Context, b backend.Backend, s *config.Settings) error 
 		return fmt.Errorf("--cwd: %w", err)
 	}
 	text, err := set.Call(ctx, "file_info", json.RawMessage(`{"path":"."}`))
-	if msg, ok := retryMessage(err); ok {
+	if msg, ok := mcpserver.RetryMessage(err); ok {
 		if strings.HasPrefix(msg, "Path not found") {
 			return fmt.Errorf("--cwd %s: no such directory", s.Cwd)
 		}

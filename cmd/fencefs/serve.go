@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencefs/fencefs/audit"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
@@ -76,7 +77,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		build, err = serverBuilderFor(ctx, ns, s, callHooks{audit: auditLog, quotas: q}, logger)
 	}
 	if err == nil {
-		err = serveStdio(ctx, build(ns.set, s, newProbe(ns)), stdin, stdout, logger)
+		err = serveStdio(ctx, build(ns.set, s, newProbe(ns), nil), stdin, stdout, logger)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
@@ -86,24 +87,34 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 }
 
 // serverBuilderFor returns the builder of the MCP servers over ns: the
-// tools of a set, and the skills of --skills as prompts.
+// tools of a set, the files as resources, and the skills of --skills as
+// prompts and resources, found again on storage every 30 seconds until
+// ctx ends.
 func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, h callHooks, logger *slog.Logger) (serverBuilder, error) {
-	var addPrompts func(*mcp.Server)
+	var src *mcpserver.SkillSource
 	if len(s.Skills) > 0 {
 		loader, cat, err := discoverSkills(ctx, ns, s)
 		if err != nil {
 			return nil, err
 		}
 		logCatalog(logger, cat)
-		addPrompts = func(server *mcp.Server) { addSkillPrompts(server, loader, cat, logger) }
-	}
-	return func(set *tools.Set, s *config.Settings, probe *tools.Tool) *mcp.Server {
-		h.probe = probe
-		server := newServer(set, s, h, logger)
-		if addPrompts != nil {
-			addPrompts(server)
+		// The skills' files are read for their digests by a set of their
+		// own, so that reading them counts as no session's read.
+		opts := ns.opts
+		opts.OnEvent = nil
+		set, err := tools.New(ns.b, opts)
+		if err == nil {
+			src, err = mcpserver.NewSkillSource(ctx, loader, set, logger)
 		}
-		return server
+		if err != nil {
+			return nil, skillsSettingError(err)
+		}
+		go src.Run(ctx, 0)
+	}
+	return func(set *tools.Set, s *config.Settings, probe *tools.Tool, changes *mcpserver.Changes) *mcp.Server {
+		h := h
+		h.probe = probe
+		return newServer(set, s, h, src, changes, logger)
 	}, nil
 }
 
@@ -123,10 +134,10 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 	)
 	hooks := callHooks{audit: auditLog, metrics: newMetrics()}
 	if len(s.TenantMounts) > 0 {
-		build := func(set *tools.Set, ts *config.Settings, probe *tools.Tool) *mcp.Server {
+		build := func(set *tools.Set, ts *config.Settings, probe *tools.Tool, changes *mcpserver.Changes) *mcp.Server {
 			h := hooks
 			h.probe = probe
-			return newServer(set, ts, h, logger)
+			return newServer(set, ts, h, nil, changes, logger)
 		}
 		if len(s.Skills) > 0 {
 			return errors.New("--skills: not yet served with --tenant-mount")
@@ -203,26 +214,52 @@ type callHooks struct {
 	probe   *tools.Tool
 }
 
-// newServer registers every tool of the set on a new MCP server, each
-// call passing through h.
-func newServer(set *tools.Set, s *config.Settings, h callHooks, logger *slog.Logger) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "fencefs", Version: readVersion().short()}, &mcp.ServerOptions{
-		Logger:       logger,
-		Instructions: instructions(s),
-		// No MCP logging capability: logs go to stderr, not to the client.
-		Capabilities: &mcp.ServerCapabilities{},
+// newServer serves every tool of the set on a new MCP server, each call
+// passing through h; the files are resources when the set offers
+// read_file, and src's skills are prompts and resources. Servers sharing
+// changes (those of one namespace) tell each other's subscribers of
+// their changes.
+func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.SkillSource, changes *mcpserver.Changes, logger *slog.Logger) *mcp.Server {
+	// Settings were checked at start-up: the names parse.
+	approve, _ := mcpserver.ParseApproval(s.Approve)
+	_, reads := set.Tool("read_file")
+	return mcpserver.New(set, mcpserver.Options{
+		Name:             "fencefs",
+		Version:          readVersion().short(),
+		Instructions:     instructions(s),
+		Logger:           logger,
+		Approve:          approve,
+		ApprovalFallback: approvalFallback(s.ApproveFallback),
+		Resources:        reads,
+		Skills:           src,
+		Changes:          changes,
+		Wrap: func(t *tools.Tool, th mcp.ToolHandler) mcp.ToolHandler {
+			if hashGuard(s) {
+				th = requireHash(t.Name, h.probe, th)
+			}
+			th = limited(h.quotas, t, h.probe, th)
+			th = audited(h.audit, t, s.AuditReads, th)
+			return h.metrics.measured(t, th)
+		},
 	})
-	for _, t := range set.Tools() {
-		th := toolHandler(t, logger)
-		if hashGuard(s) {
-			th = requireHash(t.Name, h.probe, th)
-		}
-		th = limited(h.quotas, t, h.probe, th)
-		th = audited(h.audit, t, s.AuditReads, th)
-		th = h.metrics.measured(t, th)
-		server.AddTool(mcpTool(t), th)
+}
+
+// noElicitationReason is what the model is told of a change --approve
+// changes cancelled because the client cannot ask its user
+// (--approve-fallback cancel).
+const noElicitationReason = "this client cannot ask the user to approve it (the server makes changes only with the user's approval)"
+
+// approvalFallback decides the changes of a session whose client cannot
+// elicit: nil (refuse) gives each an error result; cancel gives the
+// library's text of a cancelled change. Neither writes anything.
+func approvalFallback(name string) func(context.Context, *tools.ChangeRequest) error {
+	if name != "cancel" {
+		return nil
 	}
-	return server
+	return func(_ context.Context, r *tools.ChangeRequest) error {
+		r.Cancel(noElicitationReason)
+		return nil
+	}
 }
 
 // instructions tell the model where relative paths start and, when the
@@ -250,60 +287,6 @@ func instructions(s *config.Settings) string {
 	}
 	return "File paths are rooted: each mount is a top-level directory. Mounts: " + strings.Join(mounts, ", ") +
 		". The working directory is " + cwd + "; relative paths start there."
-}
-
-// mcpTool describes a tool to MCP: its hand-written schema goes out
-// unchanged, and its annotations become MCP's hints.
-func mcpTool(t *tools.Tool) *mcp.Tool {
-	destructive := t.Annotations.Destructive
-	openWorld := false // the tools reach only the configured namespace
-	return &mcp.Tool{
-		Name:        t.Name,
-		Description: t.Description,
-		InputSchema: t.InputSchema,
-		Annotations: &mcp.ToolAnnotations{
-			Title:           t.Annotations.Title,
-			ReadOnlyHint:    t.Annotations.ReadOnly,
-			DestructiveHint: &destructive,
-			IdempotentHint:  t.Annotations.Idempotent,
-			OpenWorldHint:   &openWorld,
-		},
-	}
-}
-
-// toolHandler calls the tool with the raw arguments. Every error of the
-// call is a tool result with isError set, as MCP asks of a tool's own
-// failures (a JSON-RPC error without a valid code would be none at all):
-// the model gets tools.Message, which names no host path, endpoint or
-// credential, and the server's log gets the whole error.
-func toolHandler(t *tools.Tool, logger *slog.Logger) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := time.Now()
-		text, err := t.Call(ctx, req.Params.Arguments)
-		if msg, ok := retryMessage(err); ok {
-			logger.DebugContext(ctx, "tool call refused", "tool", t.Name, "message", msg, "duration", time.Since(start))
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
-		}
-		if err != nil {
-			level := slog.LevelError
-			if errors.Is(err, context.Canceled) {
-				level = slog.LevelInfo
-			}
-			logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", tools.Cause(err), "duration", time.Since(start))
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: tools.Message(err)}}}, nil
-		}
-		logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
-	}
-}
-
-// retryMessage returns the message for the model of a retryable error.
-func retryMessage(err error) (string, bool) {
-	var r *tools.RetryError
-	if !tools.IsRetry(err) || !errors.As(err, &r) {
-		return "", false
-	}
-	return r.Message, true
 }
 
 // serveStdio serves one session over stdin and stdout until the client

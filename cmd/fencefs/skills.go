@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/skills"
@@ -50,44 +47,7 @@ func logCatalog(logger *slog.Logger, cat *skills.Catalog) {
 	for i, sk := range cat.Skills {
 		names[i] = sk.Name
 	}
-	logger.Info("skills offered as prompts", "roots", cat.Roots, "skills", names, "problems", len(cat.Problems))
-}
-
-// addSkillPrompts registers every skill of cat as an MCP prompt. Getting
-// the prompt activates the skill afresh, so an edited SKILL.md is served
-// as it is now; a skill that can no longer be activated is a JSON-RPC
-// error for the host, and is logged.
-func addSkillPrompts(server *mcp.Server, loader *skills.Loader, cat *skills.Catalog, logger *slog.Logger) {
-	for _, sk := range cat.Skills {
-		server.AddPrompt(&mcp.Prompt{Name: sk.Name, Description: sk.Description},
-			func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-				a, err := loader.Activate(ctx, sk.Name)
-				if err != nil {
-					logger.Log(ctx, activationLevel(err), "skill activation failed", "skill", sk.Name, "error", err)
-					return nil, err
-				}
-				logger.DebugContext(ctx, "skill activated", "skill", sk.Name, "read_path", a.ReadPath)
-				return &mcp.GetPromptResult{
-					Description: a.Skill.Description,
-					Messages: []*mcp.PromptMessage{{
-						Role:    "user",
-						Content: &mcp.TextContent{Text: skills.PromptText(a)},
-					}},
-				}, nil
-			})
-	}
-}
-
-// activationLevel is a warning for a skill that was removed or broken
-// since start-up, an error for a failure of the storage.
-func activationLevel(err error) slog.Level {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return slog.LevelInfo
-	case errors.Is(err, skills.ErrNotFound):
-		return slog.LevelWarn
-	}
-	return slog.LevelError
+	logger.Info("skills offered as prompts and resources", "roots", cat.Roots, "skills", names, "problems", len(cat.Problems))
 }
 
 // listSkills prints the skills under the --skills roots, the copies they

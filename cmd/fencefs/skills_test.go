@@ -125,7 +125,7 @@ func TestServeSkillsMounted(t *testing.T) {
 	for _, want := range []string{
 		`level=WARN msg="skill problem" root=/ws/skills path=/ws/skills/broken/SKILL.md reason="no YAML front matter`,
 		`level=INFO msg="skill shadowed" skill=pdf-forms path=/ws/skills/pdf-forms in_use=/team/pdf-forms`,
-		`level=INFO msg="skills offered as prompts" roots="[/team /ws/skills]" skills="[commit-msg pdf-forms]" problems=1`,
+		`level=INFO msg="skills offered as prompts and resources" roots="[/team /ws/skills]" skills="[commit-msg pdf-forms]" problems=1`,
 		`level=WARN msg="skill activation failed" skill=commit-msg`,
 	} {
 		if !strings.Contains(logs, want) {

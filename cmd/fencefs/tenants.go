@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -33,6 +34,9 @@ type servers struct {
 	s       *config.Settings
 	offered []string
 	build   serverBuilder
+	// changes carries the namespace's changes to its sessions'
+	// subscriptions, and no further: a tenant hears only of its own.
+	changes *mcpserver.Changes
 
 	mu     sync.Mutex
 	byList map[string]*mcp.Server
@@ -41,8 +45,9 @@ type servers struct {
 // serverBuilder makes the MCP server of a tool set over the namespace
 // the settings describe.
 // The probe is a file_info over the namespace whatever the caller's
-// tools, for the checks the server makes before a change.
-type serverBuilder func(set *tools.Set, s *config.Settings, probe *tools.Tool) *mcp.Server
+// tools, for the checks the server makes before a change; changes is
+// shared by the servers of the namespace (nil: the server's own).
+type serverBuilder func(set *tools.Set, s *config.Settings, probe *tools.Tool, changes *mcpserver.Changes) *mcp.Server
 
 // newProbe returns a file_info tool over ns with its policy.
 func newProbe(ns *namespace) *tools.Tool {
@@ -62,7 +67,7 @@ func newServers(ns *namespace, s *config.Settings, build serverBuilder) *servers
 	for _, t := range ns.set.Tools() {
 		offered = append(offered, t.Name)
 	}
-	return &servers{ns: ns, probe: newProbe(ns), s: s, offered: offered, build: build, byList: map[string]*mcp.Server{}}
+	return &servers{ns: ns, probe: newProbe(ns), s: s, offered: offered, build: build, changes: mcpserver.NewChanges(), byList: map[string]*mcp.Server{}}
 }
 
 // server returns the server offering list (nil: every configured tool).
@@ -91,7 +96,7 @@ func (v *servers) server(list []string, newSession bool) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := v.build(set, v.s, v.probe)
+	srv := v.build(set, v.s, v.probe, v.changes)
 	if !newSession {
 		v.byList[key] = srv
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/mcpserver"
 )
 
 // toolInfo is one entry of `fencefs tools`: what an MCP host sees in
@@ -18,6 +19,9 @@ type toolInfo struct {
 	Description string               `json:"description"`
 	InputSchema json.RawMessage      `json:"inputSchema"`
 	Annotations *mcp.ToolAnnotations `json:"annotations"`
+	// OutputSchema describes the structured content of the tools that
+	// return some.
+	OutputSchema any `json:"outputSchema,omitempty"`
 }
 
 // listTools prints the configured tools as a JSON array.
@@ -34,8 +38,8 @@ func listTools(ctx context.Context, s *config.Settings, rest []string, stdout, s
 	defer ns.Close()
 	infos := []toolInfo{}
 	for _, t := range ns.set.Tools() {
-		m := mcpTool(t)
-		infos = append(infos, toolInfo{Name: m.Name, Description: m.Description, InputSchema: t.InputSchema, Annotations: m.Annotations})
+		m := mcpserver.Tool(t)
+		infos = append(infos, toolInfo{Name: m.Name, Description: m.Description, InputSchema: t.InputSchema, Annotations: m.Annotations, OutputSchema: m.OutputSchema})
 	}
 	out, err := json.MarshalIndent(infos, "", "  ")
 	if err != nil {

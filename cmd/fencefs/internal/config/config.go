@@ -102,6 +102,11 @@ type Settings struct {
 	ResourceURL string
 	// TLSCert and TLSKey, given together, serve HTTPS.
 	TLSCert, TLSKey string
+	// Approve names the calls the user approves through the host: "none"
+	// or "changes". ApproveFallback decides the changes of a client that
+	// cannot ask its user: "refuse" (an error result) or "cancel" (the
+	// result of a cancelled change); neither writes.
+	Approve, ApproveFallback string
 	// Stateful keeps MCP sessions in the process's memory instead of
 	// answering each HTTP request on its own.
 	Stateful bool
@@ -155,6 +160,9 @@ func Defaults() Settings {
 		MaxSessions:    DefaultMaxSessions,
 		HTTPTimeout:    DefaultHTTPTimeout,
 		TenantCache:    DefaultTenantCache,
+
+		Approve:         "none",
+		ApproveFallback: "refuse",
 	}
 }
 
@@ -456,7 +464,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
 		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
 		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from; must exist (default: the root)", value: stringValue{&s.Cwd}},
-		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
+		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts and resources (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
 		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable; see fencefs help patterns)", value: list(&s.Allow, policy.AllowedPattern)},
 		{name: "deny", arg: "PATTERN", usage: "deny reading, listing and changing paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny, policy.DeniedPattern)},
 		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only (still readable), in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
@@ -478,6 +486,8 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
+		{name: "approve", arg: "WHAT", usage: "changes: show every change (write, edit, delete, move, copy, create_directory, apply_patch) with its diff to the user through the host (MCP elicitation), and make it only when the user accepts (default none)", value: choiceValue{&s.Approve, []string{"none", "changes"}}, only: []string{"serve"}},
+		{name: "approve-fallback", arg: "HOW", usage: "with --approve changes, a change asked by a client that cannot ask its user: refuse (an error result) or cancel (the result of a cancelled change); neither writes (default refuse)", value: choiceValue{&s.ApproveFallback, []string{"refuse", "cancel"}}, only: []string{"serve"}},
 		{name: "stateful", usage: "keep MCP sessions in this process (server-to-client streams, per-session --require-read); default: stateless, any replica answers any request", value: boolValue{&s.Stateful}, only: []string{"serve"}},
 		{name: "auth", arg: "KIND", usage: "authenticate HTTP callers: jwt (--oidc-*) or tokens (--token-file); without it --http binds only loopback", value: choiceValue{&s.Auth, []string{"jwt", "tokens"}}, only: []string{"serve"}},
 		{name: "oidc-issuer", arg: "URL", usage: "the JWT issuer (its OIDC discovery gives the key set unless --oidc-jwks)", value: stringValue{&s.OIDCIssuer}, only: []string{"serve"}},

@@ -400,7 +400,7 @@ func TestUsage(t *testing.T) {
 	if !strings.Contains(serve.String(), "--http ADDR") || strings.Contains(call.String(), "--http") {
 		t.Errorf("--http must be listed for serve only:\nserve:\n%s\ncall:\n%s", serve.String(), call.String())
 	}
-	const skillsFlag = "--skills ROOT              offer the skills under ROOT as MCP prompts (repeatable; earlier roots win)"
+	const skillsFlag = "--skills ROOT              offer the skills under ROOT as MCP prompts and resources (repeatable; earlier roots win)"
 	if !strings.Contains(serve.String(), skillsFlag) || !strings.Contains(skills.String(), skillsFlag) || strings.Contains(call.String(), "--skills") {
 		t.Errorf("--skills must be listed for serve and skills only:\nserve:\n%s\nskills:\n%s\ncall:\n%s", serve.String(), skills.String(), call.String())
 	}
