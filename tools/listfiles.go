@@ -109,7 +109,7 @@ func (s *Set) hostDir(name string) (string, bool) {
 
 // runner returns the ripgrep runner configured by the options.
 func (s *Set) runner() *rg.Runner {
-	return &rg.Runner{Path: s.opts.RipgrepPath, Timeout: s.opts.RipgrepTimeout, MaxMemory: s.opts.RipgrepMaxMemory, Slots: s.opts.RipgrepSlots.sem}
+	return &rg.Runner{Path: s.opts.RipgrepPath, Timeout: s.opts.RipgrepTimeout, MaxMemory: s.opts.RipgrepMaxMemory, Slots: s.opts.RipgrepSlots}
 }
 
 // selection is what the glob and file_type arguments of list_files and

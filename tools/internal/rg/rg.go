@@ -28,8 +28,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
 
@@ -79,7 +77,13 @@ type Runner struct {
 	// Slots, when set, bounds how many rg processes run at once among the
 	// runners sharing it: a run waits for a slot, until its context ends
 	// or its deadline passes.
-	Slots *semaphore.Weighted
+	Slots Slots
+}
+
+// Slots is the bound of Runner.Slots; *semaphore.Weighted is one.
+type Slots interface {
+	Acquire(ctx context.Context, n int64) error
+	Release(n int64)
 }
 
 // Installed reports whether the rg executable can be found.
