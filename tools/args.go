@@ -92,11 +92,27 @@ func assignArgs(fields []arg, vals [][]byte) error {
 }
 
 // scanArgs finds the value of each field in the JSON object raw, as
-// encoding/json would (a repeated name: the last value), checking the
-// whole text's syntax. It reports false, leaving the rest to
-// encoding/json, for anything but a valid object, empty input or null
-// whose names are all fields and written without escapes.
+// encoding/json would (a repeated name: the last value). It reports
+// false, leaving the rest to encoding/json, for anything scanObject does
+// not take and for a name that is no field.
 func scanArgs(raw []byte, fields []arg, vals [][]byte) bool {
+	return scanObject(raw, func(name, value []byte) bool {
+		for k := range fields {
+			if fields[k].name == string(name) {
+				vals[k] = value
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// scanObject calls member with each name and value of the JSON object
+// raw, in order, and checks the whole text's syntax. It reports false
+// when raw is neither a valid object, empty nor null, when a name is
+// written with escapes (the caller would have to unquote it), or when
+// member returns false.
+func scanObject(raw []byte, member func(name, value []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i == len(raw) {
 		return true
@@ -116,25 +132,17 @@ func scanArgs(raw []byte, fields []arg, vals [][]byte) bool {
 		if !ok {
 			return false
 		}
-		key := raw[i+1 : end-1]
-		k := -1
-		for j := range fields {
-			if fields[j].name == string(key) {
-				k = j
-				break
-			}
-		}
-		if k < 0 {
+		name := raw[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
 			return false
 		}
 		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
 			return false
 		}
 		i = skipSpace(raw, i+1)
-		if end, ok = scanValue(raw, i, 0); !ok {
+		if end, ok = scanValue(raw, i, 0); !ok || !member(name, raw[i:end]) {
 			return false
 		}
-		vals[k] = raw[i:end]
 		if i = skipSpace(raw, end); i == len(raw) {
 			return false
 		}

@@ -146,7 +146,20 @@ func TestDecodeArgsOnePass(t *testing.T) {
 		if got != want {
 			t.Errorf("%s:\none pass      %s\nencoding/json %s", raw, got, want)
 		}
+		if got, want := stringArg(json.RawMessage(raw), "path"), stringArgJSON(raw, "path"); got != want {
+			t.Errorf("%s: stringArg %q, encoding/json %q", raw, got, want)
+		}
 	}
+}
+
+// stringArgJSON is stringArg through encoding/json alone.
+func stringArgJSON(raw, key string) string {
+	var m map[string]json.RawMessage
+	var v string
+	if json.Unmarshal([]byte(raw), &m) != nil || json.Unmarshal(m[key], &v) != nil {
+		return ""
+	}
+	return v
 }
 
 // FuzzDecodeArgsOnePass checks that the one-pass scan decodes every
@@ -160,6 +173,9 @@ func FuzzDecodeArgsOnePass(f *testing.F) {
 		got, want := decodedArgs(raw, decodeArgs), decodedArgs(raw, jsonDecoder)
 		if got != want {
 			t.Fatalf("%q:\none pass      %s\nencoding/json %s", raw, got, want)
+		}
+		if got, want := stringArg(json.RawMessage(raw), "path"), stringArgJSON(raw, "path"); got != want {
+			t.Fatalf("%q: stringArg %q, encoding/json %q", raw, got, want)
 		}
 	})
 }

@@ -166,6 +166,12 @@ func (r *ChangeRequest) Cancelled() (reason string, ok bool) {
 }
 
 // emit delivers ev to the OnEvent listener, if any.
+// listened reports whether emit under ctx reaches a listener, so that
+// what only an event carries (an edit's diff) is built only then.
+func (s *Set) listened(ctx context.Context) bool {
+	return s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil || listenersOf(ctx).event != nil
+}
+
 func (s *Set) emit(ctx context.Context, ev Event) {
 	if s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil {
 		s.opts.OnEvent(ctx, ev)

@@ -180,8 +180,19 @@ func firstLine(s string) string {
 	return l
 }
 
-// stringArg returns the string argument key of raw, "" when absent.
+// stringArg returns the string argument key of raw, "" when absent. It
+// looks at that one value, so write_file's content is not decoded twice.
 func stringArg(raw json.RawMessage, key string) string {
+	var found []byte
+	if scanObject(raw, func(name, value []byte) bool {
+		if string(name) == key {
+			found = value
+		}
+		return true
+	}) {
+		v, _ := unquoteJSON(found)
+		return v
+	}
 	var m map[string]json.RawMessage
 	var v string
 	if json.Unmarshal(raw, &m) != nil || json.Unmarshal(m[key], &v) != nil {
