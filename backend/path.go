@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -36,21 +37,11 @@ func CheckPath(op, name string) error {
 // CleanRelative normalizes a relative storage path: "a//b/" becomes "a/b",
 // "./x/../y" becomes "y", and "" is refused. It refuses absolute paths,
 // NUL bytes, backslashes, drive prefixes ("C:"), components starting with
-// "~", and anything that climbs above the root, with an error wrapping
-// ErrInvalidPath. The result is "." or satisfies [ValidPath].
-func CleanRelative(p string) (string, error) {
-	if strings.HasPrefix(p, "/") {
-		return "", invalid(p, "absolute path")
-	}
-	parts, err := clean(p, nil)
-	if err != nil {
-		return "", err
-	}
-	if len(parts) == 0 {
-		return ".", nil
-	}
-	return strings.Join(parts, "/"), nil
-}
+// "~", invalid UTF-8 and anything that climbs above the root, with an
+// error wrapping an [*InvalidPathError] that says why (see [ReasonOf]).
+// The result is "." or satisfies [ValidPath]. It is the zero [Cleaner]'s
+// Relative.
+func CleanRelative(p string) (string, error) { return Cleaner{}.Relative(p) }
 
 // CleanVirtual normalizes a path in a rooted (virtual) namespace. A path
 // starting with "/" starts at the namespace root; any other resolves from
@@ -59,28 +50,200 @@ func CleanRelative(p string) (string, error) {
 // "/sessions/current") gives "/sessions/current/notes.md" and
 // "/one//two/./../three/" gives "/one/three". It refuses the same inputs as
 // [CleanRelative] and ".." above "/". It never touches storage or the host.
-func CleanVirtual(p, cwd string) (string, error) {
-	if p == "" {
-		return "", invalid(p, "empty path")
+// It is the zero [Cleaner]'s Virtual.
+func CleanVirtual(p, cwd string) (string, error) { return Cleaner{}.Virtual(p, cwd) }
+
+// PathReason says why a path normalizer refused a path.
+type PathReason uint8
+
+// The reasons of a refusal, in the order a normalizer checks them: a path
+// with several faults is refused for the first one of this list it has.
+const (
+	// ReasonEmpty: the path is "".
+	ReasonEmpty PathReason = iota + 1
+	// ReasonNUL: the path holds a NUL byte.
+	ReasonNUL
+	// ReasonControl: the path holds another control character (U+0001 to
+	// U+001F, U+007F); only a [Cleaner] with RefuseControl says so.
+	ReasonControl
+	// ReasonBackslash: the path holds a backslash.
+	ReasonBackslash
+	// ReasonAbsolute: a relative path was required and the path starts
+	// with "/".
+	ReasonAbsolute
+	// ReasonNotRooted: the working directory given to a virtual
+	// normalizer does not start with "/".
+	ReasonNotRooted
+	// ReasonDrive: the path as written starts with a drive prefix ("C:",
+	// "c:foo").
+	ReasonDrive
+	// ReasonTooLong: the path or one of its components is longer than the
+	// [Cleaner]'s limit. Such an error also matches [ErrNameTooLong].
+	ReasonTooLong
+	// ReasonTilde: a component starts with "~".
+	ReasonTilde
+	// ReasonInvalidUTF8: the path is not valid UTF-8.
+	ReasonInvalidUTF8
+	// ReasonClimb: ".." climbs above the root.
+	ReasonClimb
+	// ReasonCleanedDrive: the path is written without a drive prefix but
+	// its cleaned form begins with a drive-like component ("x/../C:",
+	// "/C:").
+	ReasonCleanedDrive
+)
+
+var reasonText = [...]string{
+	ReasonEmpty:        "empty path",
+	ReasonNUL:          "NUL byte in path",
+	ReasonControl:      "control character in path",
+	ReasonBackslash:    "backslash in path",
+	ReasonAbsolute:     "absolute path",
+	ReasonNotRooted:    "working directory is not rooted",
+	ReasonDrive:        "drive prefix in path",
+	ReasonTooLong:      "name or path too long",
+	ReasonTilde:        "component starts with ~",
+	ReasonInvalidUTF8:  "invalid UTF-8 in path",
+	ReasonClimb:        "path climbs above the root",
+	ReasonCleanedDrive: "drive prefix in path after cleaning",
+}
+
+// String returns the reason in a few words ("path climbs above the root").
+func (r PathReason) String() string {
+	if int(r) < len(reasonText) && reasonText[r] != "" {
+		return reasonText[r]
+	}
+	return fmt.Sprintf("PathReason(%d)", r)
+}
+
+// InvalidPathError is the refusal of a path by a normalizer, carried as the
+// Err of an *fs.PathError naming the path. It matches [ErrInvalidPath]
+// (and so fs.ErrInvalid) with errors.Is, and [ErrNameTooLong] as well for
+// ReasonTooLong.
+type InvalidPathError struct {
+	// Reason says what is wrong with the path.
+	Reason PathReason
+}
+
+// Error returns "invalid path: " and the reason.
+func (e *InvalidPathError) Error() string { return ErrInvalidPath.Error() + ": " + e.Reason.String() }
+
+// Is reports whether target is ErrNameTooLong for an over-long path.
+func (e *InvalidPathError) Is(target error) bool {
+	return e.Reason == ReasonTooLong && target == ErrNameTooLong
+}
+
+// Unwrap returns ErrInvalidPath.
+func (e *InvalidPathError) Unwrap() error { return ErrInvalidPath }
+
+// ReasonOf returns the reason of a normalizer's refusal wrapped in err, or
+// 0 when err holds no [*InvalidPathError].
+func ReasonOf(err error) PathReason {
+	var e *InvalidPathError
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return 0
+}
+
+// Cleaner normalizes paths with the refusals a caller adds to the
+// contract's own: control characters and length limits. Its zero value
+// is the contract (see [CleanRelative]); tools use one built from the
+// backend's Capabilities, so that every path a tool takes meets one
+// pipeline that says why it refused.
+type Cleaner struct {
+	// RefuseControl refuses control characters besides NUL (which is
+	// always refused): U+0001 to U+001F and U+007F.
+	RefuseControl bool
+	// MaxNameBytes is the longest component accepted; 0 means no limit.
+	MaxNameBytes int
+	// MaxPathBytes is the longest path accepted, as written; 0 means no
+	// limit.
+	MaxPathBytes int
+}
+
+// Check refuses p for the first reason it has that needs no cleaning
+// (every reason but ReasonClimb and ReasonCleanedDrive), for a caller that
+// maps an accepted p by other means (a host path, see [MapHostPath]).
+func (c Cleaner) Check(p string) error {
+	if r := c.screen(p); r != 0 {
+		return invalid(p, r)
+	}
+	return nil
+}
+
+// Relative is [CleanRelative] with c's refusals.
+func (c Cleaner) Relative(p string) (string, error) {
+	if r := c.screen(p); r != 0 {
+		return "", invalid(p, r)
+	}
+	if p[0] == '/' {
+		return "", invalid(p, ReasonAbsolute)
+	}
+	parts, r := clean(p, nil)
+	if r != 0 {
+		return "", invalid(p, r)
+	}
+	if len(parts) == 0 {
+		return ".", nil
+	}
+	return strings.Join(parts, "/"), nil
+}
+
+// Virtual is [CleanVirtual] with c's refusals, which apply to p only: cwd
+// is checked against the contract alone.
+func (c Cleaner) Virtual(p, cwd string) (string, error) {
+	if r := c.screen(p); r != 0 {
+		return "", invalid(p, r)
 	}
 	var base []string
-	if !strings.HasPrefix(p, "/") {
+	if p[0] != '/' {
 		if cwd == "" {
 			cwd = "/"
 		}
-		if !strings.HasPrefix(cwd, "/") {
-			return "", invalid(cwd, "working directory is not rooted")
+		if cwd[0] != '/' {
+			return "", invalid(cwd, ReasonNotRooted)
 		}
-		var err error
-		if base, err = clean(cwd, nil); err != nil {
-			return "", err
+		r := Cleaner{}.screen(cwd)
+		if r == 0 {
+			base, r = clean(cwd, nil)
+		}
+		if r != 0 {
+			return "", invalid(cwd, r)
 		}
 	}
-	parts, err := clean(p, base)
+	parts, r := clean(p, base)
+	if r != 0 {
+		return "", invalid(p, r)
+	}
+	return "/" + strings.Join(parts, "/"), nil
+}
+
+// Resolve turns p, a path as a caller of b writes it, into its canonical
+// storage path, resolving a relative p from the storage directory cwd:
+// in a rooted namespace (rooted, see Capabilities.Rooted) p is a virtual
+// path; in a plain one an absolute p is a host path where b maps them
+// (see [MapHostPath]) and a path from the namespace root otherwise. The
+// result satisfies [ValidPath]. A refusal of the spelling wraps an
+// [*InvalidPathError]; a host path b maps outside its root fails with
+// b's own error (ErrOutside, ErrInvalidPath).
+func (c Cleaner) Resolve(b Backend, rooted bool, p, cwd string) (string, error) {
+	if !rooted && strings.HasPrefix(p, "/") {
+		if err := c.Check(p); err != nil {
+			return "", err
+		}
+		out, err := MapHostPath(b, p)
+		if err == nil && !ValidPath(out) {
+			err = &fs.PathError{Op: "maphostpath", Path: p, Err: ErrInvalidPath}
+		}
+		if !errors.Is(err, ErrUnsupported) {
+			return out, err
+		}
+	}
+	v, err := c.Virtual(p, StorageToVirtual(cwd))
 	if err != nil {
 		return "", err
 	}
-	return "/" + strings.Join(parts, "/"), nil
+	return VirtualToStorage(v), nil
 }
 
 // VirtualToStorage turns a canonical virtual path ("/a/b") into the
@@ -159,37 +322,74 @@ func IsWithin(name, dir string) bool {
 	return name == dir || strings.HasPrefix(name, dir+"/")
 }
 
-// clean appends the components of p to base, applying "." and "..", and
-// refuses the forbidden spellings.
-func clean(p string, base []string) ([]string, error) {
+// screen returns the first reason of the order of [PathReason] that p has
+// before any cleaning, or 0.
+func (c Cleaner) screen(p string) PathReason {
 	if p == "" {
-		return nil, invalid(p, "empty path")
+		return ReasonEmpty
 	}
-	if strings.IndexByte(p, 0) >= 0 {
-		return nil, invalid(p, "NUL byte in path")
+	var nul, ctl, back bool
+	for i := 0; i < len(p); i++ {
+		switch b := p[i]; {
+		case b == 0:
+			nul = true
+		case b < 0x20 || b == 0x7f:
+			ctl = true
+		case b == '\\':
+			back = true
+		}
 	}
-	if strings.IndexByte(p, '\\') >= 0 {
-		return nil, invalid(p, "backslash in path")
+	switch {
+	case nul:
+		return ReasonNUL
+	case ctl && c.RefuseControl:
+		return ReasonControl
+	case back:
+		return ReasonBackslash
+	case hasDrive(p):
+		return ReasonDrive
+	case c.MaxPathBytes > 0 && len(p) > c.MaxPathBytes:
+		return ReasonTooLong
+	}
+	// One pass over the components, without splitting: "~" and the name
+	// limit are judged in the order the components come.
+	for rest := p; ; {
+		comp := rest
+		i := strings.IndexByte(rest, '/')
+		if i >= 0 {
+			comp = rest[:i]
+		}
+		if strings.HasPrefix(comp, "~") {
+			return ReasonTilde
+		}
+		if c.MaxNameBytes > 0 && len(comp) > c.MaxNameBytes {
+			return ReasonTooLong
+		}
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
 	}
 	if !utf8.ValidString(p) {
 		// ValidPath (like fs.ValidPath) requires UTF-8, so such a path
 		// could never be handed to a backend.
-		return nil, invalid(p, "invalid UTF-8 in path")
+		return ReasonInvalidUTF8
 	}
-	if hasDrive(p) {
-		return nil, invalid(p, "drive prefix in path")
-	}
+	return 0
+}
+
+// clean appends the components of p, a screened path, to base, applying
+// "." and "..".
+func clean(p string, base []string) ([]string, PathReason) {
 	parts := append([]string(nil), base...)
 	for _, c := range strings.Split(p, "/") {
-		switch {
-		case c == "" || c == ".":
-		case c == "..":
+		switch c {
+		case "", ".":
+		case "..":
 			if len(parts) == 0 {
-				return nil, invalid(p, "path climbs above the root")
+				return nil, ReasonClimb
 			}
 			parts = parts[:len(parts)-1]
-		case strings.HasPrefix(c, "~"):
-			return nil, invalid(p, "component starts with ~")
 		default:
 			parts = append(parts, c)
 		}
@@ -197,9 +397,9 @@ func clean(p string, base []string) ([]string, error) {
 	// "./C:" or "x/../C:" only shows its drive-like first component after
 	// cleaning; the result must still satisfy ValidPath.
 	if len(parts) > 0 && hasDrive(parts[0]) {
-		return nil, invalid(p, "drive prefix in path")
+		return nil, ReasonCleanedDrive
 	}
-	return parts, nil
+	return parts, 0
 }
 
 // hasDrive reports whether p starts with a drive-like prefix ("C:").
@@ -211,6 +411,6 @@ func hasDrive(p string) bool {
 	return c >= 'a' && c <= 'z'
 }
 
-func invalid(p, why string) error {
-	return &fs.PathError{Op: "normalize", Path: p, Err: fmt.Errorf("%w: %s", ErrInvalidPath, why)}
+func invalid(p string, r PathReason) error {
+	return &fs.PathError{Op: "normalize", Path: p, Err: &InvalidPathError{Reason: r}}
 }

@@ -267,12 +267,115 @@ func TestIsWithin(t *testing.T) {
 	}
 }
 
+func TestCleanReasons(t *testing.T) {
+	tool := backend.Cleaner{RefuseControl: true, MaxNameBytes: 8, MaxPathBytes: 16}
+	tests := []struct {
+		in   string
+		c    backend.Cleaner
+		want backend.PathReason
+	}{
+		{"", backend.Cleaner{}, backend.ReasonEmpty},
+		{"a\x00b", backend.Cleaner{}, backend.ReasonNUL},
+		{"a\nb", tool, backend.ReasonControl},
+		{"a\x7f", tool, backend.ReasonControl},
+		{"a\\b", backend.Cleaner{}, backend.ReasonBackslash},
+		{"/a", backend.Cleaner{}, backend.ReasonAbsolute},
+		{"C:x", backend.Cleaner{}, backend.ReasonDrive},
+		{"./C:", backend.Cleaner{}, backend.ReasonCleanedDrive},
+		{"x/../c:", backend.Cleaner{}, backend.ReasonCleanedDrive},
+		{"~", backend.Cleaner{}, backend.ReasonTilde},
+		{"a/~b", backend.Cleaner{}, backend.ReasonTilde},
+		{"\xff", backend.Cleaner{}, backend.ReasonInvalidUTF8},
+		{"..", backend.Cleaner{}, backend.ReasonClimb},
+		{"a/../..", backend.Cleaner{}, backend.ReasonClimb},
+		{"123456789", tool, backend.ReasonTooLong},
+		{"a/b/c/d/e/f/g/h/i", tool, backend.ReasonTooLong},
+		// Several faults: the first of PathReason's order wins, whatever
+		// comes first in the path.
+		{"a\\b\x00", backend.Cleaner{}, backend.ReasonNUL},
+		{"a\\b\n", tool, backend.ReasonControl},
+		{"~\\", backend.Cleaner{}, backend.ReasonBackslash},
+		{"C:~", backend.Cleaner{}, backend.ReasonDrive},
+		{"../~x", backend.Cleaner{}, backend.ReasonTilde},
+		{"../123456789", tool, backend.ReasonTooLong},
+		{"123456789/~", tool, backend.ReasonTooLong},
+		{"~/123456789", tool, backend.ReasonTilde},
+		{"../\xff", backend.Cleaner{}, backend.ReasonInvalidUTF8},
+		{"~\xff", backend.Cleaner{}, backend.ReasonTilde},
+		// Without RefuseControl or limits these are ordinary names.
+		{"a\nb", backend.Cleaner{}, 0},
+		{"123456789", backend.Cleaner{}, 0},
+	}
+	for _, tt := range tests {
+		_, err := tt.c.Relative(tt.in)
+		if got := backend.ReasonOf(err); got != tt.want {
+			t.Errorf("%+v.Relative(%q) = %v (%v), want reason %v", tt.c, tt.in, got, err, tt.want)
+		}
+		if tt.want == 0 {
+			continue
+		}
+		checkInvalid(t, err)
+		if tt.want == backend.ReasonTooLong && !errors.Is(err, backend.ErrNameTooLong) {
+			t.Errorf("%q: %v does not match ErrNameTooLong", tt.in, err)
+		}
+		if tt.want != backend.ReasonAbsolute {
+			_, verr := tt.c.Virtual(tt.in, "/")
+			if got := backend.ReasonOf(verr); got != tt.want {
+				t.Errorf("%+v.Virtual(%q, /) reason %v, want %v", tt.c, tt.in, got, tt.want)
+			}
+		}
+	}
+	if backend.ReasonOf(errors.New("other")) != 0 || backend.ReasonOf(nil) != 0 {
+		t.Error("ReasonOf found a reason in an error without one")
+	}
+}
+
+func TestPathReasonString(t *testing.T) {
+	seen := map[string]bool{}
+	for r := backend.ReasonEmpty; r <= backend.ReasonCleanedDrive; r++ {
+		s := r.String()
+		if strings.HasPrefix(s, "PathReason(") || seen[s] {
+			t.Errorf("reason %d has text %q", r, s)
+		}
+		seen[s] = true
+	}
+	if got := backend.PathReason(200).String(); got != "PathReason(200)" {
+		t.Errorf("unknown reason: %q", got)
+	}
+}
+
 // seedPaths are shared by the fuzz targets: the contract's examples and
 // the spellings the normalizers must refuse.
 var seedPaths = []string{
 	".", "", "a", "a//b/", "./x/../y", "/one//two/./../three/", "notes.md",
 	"..", "../a", "a/../..", "C:", "c:foo", "./C:", "~", "a/~b", "a\\b",
-	"a\x00b", "/", "//", "\xff", "a/C:", "héllo",
+	"a\x00b", "/", "//", "\xff", "a/C:", "héllo", "a\nb", "../~x", "x/../c:",
+	"123456789/a", "a/123456789",
+}
+
+// fuzzCleaner has limits small enough for the fuzzer to reach.
+var fuzzCleaner = backend.Cleaner{RefuseControl: true, MaxNameBytes: 8, MaxPathBytes: 32}
+
+// checkCleaned asserts what every normalizer promises of p's outcome: a
+// refusal has a reason and wraps ErrInvalidPath; an accepted path is
+// canonical and contained; cleaning it again changes nothing.
+func checkCleaned(t *testing.T, c backend.Cleaner, p, out string, err error) {
+	t.Helper()
+	if err != nil {
+		if !errors.Is(err, backend.ErrInvalidPath) || backend.ReasonOf(err) == 0 {
+			t.Fatalf("%+v.Relative(%q) error %v has no reason or does not wrap ErrInvalidPath", c, p, err)
+		}
+		return
+	}
+	if !backend.ValidPath(out) {
+		t.Fatalf("%+v.Relative(%q) = %q, not canonical", c, p, out)
+	}
+	if strings.HasPrefix(out, "/") || out == ".." || strings.HasPrefix(out, "../") {
+		t.Fatalf("%+v.Relative(%q) = %q, not contained", c, p, out)
+	}
+	if again, err := c.Relative(out); err != nil || again != out {
+		t.Fatalf("%+v.Relative(%q) = %q, cleaning again gives %q, %v", c, p, out, again, err)
+	}
 }
 
 func FuzzCleanRelative(f *testing.F) {
@@ -280,22 +383,35 @@ func FuzzCleanRelative(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		out, err := backend.CleanRelative(p)
-		if err != nil {
-			if !errors.Is(err, backend.ErrInvalidPath) {
-				t.Fatalf("CleanRelative(%q) error %v does not wrap ErrInvalidPath", p, err)
+		for _, c := range []backend.Cleaner{{}, fuzzCleaner} {
+			out, err := c.Relative(p)
+			checkCleaned(t, c, p, out, err)
+			r := backend.ReasonOf(err)
+			// The reason is stable: asking again, or asking Virtual the
+			// same of the rooted spelling, gives it again.
+			if _, again := c.Relative(p); backend.ReasonOf(again) != r {
+				t.Fatalf("%+v.Relative(%q): reason %v, then %v", c, p, r, backend.ReasonOf(again))
 			}
-			return
-		}
-		if !backend.ValidPath(out) {
-			t.Fatalf("CleanRelative(%q) = %q, not canonical", p, out)
-		}
-		if strings.HasPrefix(out, "/") || out == ".." || strings.HasPrefix(out, "../") {
-			t.Fatalf("CleanRelative(%q) = %q, not contained", p, out)
-		}
-		again, err := backend.CleanRelative(out)
-		if err != nil || again != out {
-			t.Fatalf("CleanRelative(%q) = %q, cleaning again gives %q, %v", p, out, again, err)
+			if r == backend.ReasonAbsolute {
+				continue
+			}
+			v, verr := c.Virtual(p, "/")
+			if vr := backend.ReasonOf(verr); vr != r || (err == nil && backend.VirtualToStorage(v) != out) {
+				t.Fatalf("%+v: Relative(%q) = %q, %v; Virtual = %q, %v", c, p, out, r, v, vr)
+			}
+			// Check judges the spelling alone: it agrees with every
+			// reason but those only cleaning can show.
+			cr := backend.ReasonOf(c.Check(p))
+			if r != backend.ReasonClimb && r != backend.ReasonCleanedDrive && cr != r {
+				t.Fatalf("%+v: Relative(%q) reason %v, Check reason %v", c, p, r, cr)
+			}
+			// The zero Cleaner refuses a subset of what a stricter one
+			// refuses.
+			if c == fuzzCleaner {
+				if _, zerr := (backend.Cleaner{}).Relative(p); zerr != nil && err == nil {
+					t.Fatalf("Relative(%q) refused by the zero Cleaner (%v), accepted by %+v", p, zerr, c)
+				}
+			}
 		}
 	})
 }
@@ -308,28 +424,33 @@ func FuzzCleanVirtual(f *testing.F) {
 	f.Add("x", "")
 	f.Add("x", "rel")
 	f.Fuzz(func(t *testing.T, p, cwd string) {
-		out, err := backend.CleanVirtual(p, cwd)
-		if err != nil {
-			if !errors.Is(err, backend.ErrInvalidPath) {
-				t.Fatalf("CleanVirtual(%q, %q) error %v does not wrap ErrInvalidPath", p, cwd, err)
+		for _, c := range []backend.Cleaner{{}, fuzzCleaner} {
+			out, err := c.Virtual(p, cwd)
+			if err != nil {
+				if !errors.Is(err, backend.ErrInvalidPath) || backend.ReasonOf(err) == 0 {
+					t.Fatalf("Virtual(%q, %q) error %v has no reason or does not wrap ErrInvalidPath", p, cwd, err)
+				}
+				if _, again := c.Virtual(p, cwd); backend.ReasonOf(again) != backend.ReasonOf(err) {
+					t.Fatalf("Virtual(%q, %q): reason %v, then %v", p, cwd, backend.ReasonOf(err), backend.ReasonOf(again))
+				}
+				continue
 			}
-			return
-		}
-		if !strings.HasPrefix(out, "/") {
-			t.Fatalf("CleanVirtual(%q, %q) = %q, not rooted", p, cwd, out)
-		}
-		if s := backend.VirtualToStorage(out); !backend.ValidPath(s) {
-			t.Fatalf("CleanVirtual(%q, %q) = %q, storage form %q not canonical", p, cwd, out, s)
-		}
-		if out != "/" && strings.HasSuffix(out, "/") {
-			t.Fatalf("CleanVirtual(%q, %q) = %q, trailing slash", p, cwd, out)
-		}
-		if again, err := backend.CleanVirtual(out, "/elsewhere"); err != nil || again != out {
-			t.Fatalf("CleanVirtual(%q, %q) = %q, cleaning again gives %q, %v", p, cwd, out, again, err)
-		}
-		// A rooted output is itself a valid cwd that resolves "." to itself.
-		if same, err := backend.CleanVirtual(".", out); err != nil || same != out {
-			t.Fatalf("CleanVirtual(\".\", %q) = %q, %v", out, same, err)
+			if !strings.HasPrefix(out, "/") {
+				t.Fatalf("CleanVirtual(%q, %q) = %q, not rooted", p, cwd, out)
+			}
+			if s := backend.VirtualToStorage(out); !backend.ValidPath(s) {
+				t.Fatalf("CleanVirtual(%q, %q) = %q, storage form %q not canonical", p, cwd, out, s)
+			}
+			if out != "/" && strings.HasSuffix(out, "/") {
+				t.Fatalf("CleanVirtual(%q, %q) = %q, trailing slash", p, cwd, out)
+			}
+			if again, err := backend.CleanVirtual(out, "/elsewhere"); err != nil || again != out {
+				t.Fatalf("CleanVirtual(%q, %q) = %q, cleaning again gives %q, %v", p, cwd, out, again, err)
+			}
+			// A rooted output is itself a valid cwd that resolves "." to itself.
+			if same, err := backend.CleanVirtual(".", out); err != nil || same != out {
+				t.Fatalf("CleanVirtual(\".\", %q) = %q, %v", out, same, err)
+			}
 		}
 	})
 }

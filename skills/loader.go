@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -153,36 +152,14 @@ func (l *Loader) Roots() []string {
 }
 
 // storagePath turns a path written as a tool path (from the namespace
-// root) into its canonical storage path, lexically.
+// root) into its canonical storage path, lexically, through the backend's
+// path pipeline.
 func (l *Loader) storagePath(p string) (string, error) {
-	var s string
-	var err error
-	switch {
-	case p == "":
+	s, err := backend.Cleaner{}.Resolve(l.b, l.rooted, p, ".")
+	if backend.ReasonOf(err) == backend.ReasonEmpty {
 		return "", errors.New("empty path")
-	case l.rooted:
-		var v string
-		if v, err = backend.CleanVirtual(p, "/"); err == nil {
-			s = backend.VirtualToStorage(v)
-		}
-	case strings.HasPrefix(p, "/") && l.hostPaths:
-		s, err = backend.MapHostPath(l.b, p)
-	case strings.HasPrefix(p, "/"):
-		rest := strings.TrimLeft(p, "/")
-		if rest == "" {
-			rest = "."
-		}
-		s, err = backend.CleanRelative(rest)
-	default:
-		s, err = backend.CleanRelative(p)
 	}
-	if err != nil {
-		return "", err
-	}
-	if !backend.ValidPath(s) {
-		return "", fmt.Errorf("%q is not a valid storage path", p)
-	}
-	return s, nil
+	return s, err
 }
 
 // display returns how catalogs show the storage path s: rooted in a

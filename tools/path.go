@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
@@ -182,86 +181,56 @@ func (s *Set) permit(ctx context.Context, tool string, t target, lv level) error
 
 // lexical cleans the tool path p against the working directory cwd (a
 // storage path) and returns its canonical storage path, refusing the
-// spellings the contract forbids.
+// spellings the contract forbids with the message of their reason.
 func (s *Set) lexical(p, cwd string) (string, error) {
-	if err := s.checkName(p); err != nil {
-		return "", err
+	out, err := s.paths.Resolve(s.b, s.rooted, p, cwd)
+	if err == nil {
+		return out, nil
 	}
-	var out string
-	var err error
-	switch {
-	case s.rooted:
-		var v string
-		if v, err = backend.CleanVirtual(p, backend.StorageToVirtual(cwd)); err == nil {
-			out = backend.VirtualToStorage(v)
-		}
-	case strings.HasPrefix(p, "/"):
-		if out, err = s.absolute(p); err != nil && !errors.Is(err, backend.ErrInvalidPath) && !errors.Is(err, backend.ErrOutside) {
-			return "", s.storageErr(err, p)
-		}
-	default:
-		out, err = backend.CleanRelative(cwd + "/" + p)
+	if r := backend.ReasonOf(err); r != 0 {
+		return "", refusal(r, p)
 	}
-	if err != nil {
-		// checkName refused every other invalid spelling, so what is
-		// left is a path climbing above the root.
+	if errors.Is(err, backend.ErrInvalidPath) || errors.Is(err, backend.ErrOutside) {
+		// A host path the backend does not map inside its root.
 		return "", outsideMsg(p)
 	}
-	if !backend.ValidPath(out) {
-		return "", outsideMsg(p)
-	}
-	return out, nil
+	return "", s.storageErr(err, p)
 }
 
-// absolute maps the absolute tool path p in a plain namespace: as a host
-// path where the backend accepts them, and otherwise as a path from the
-// root.
-func (s *Set) absolute(p string) (string, error) {
-	out, err := backend.MapHostPath(s.b, p)
-	if !errors.Is(err, backend.ErrUnsupported) {
-		return out, err
-	}
-	rest := strings.TrimLeft(p, "/")
-	if rest == "" {
-		rest = "."
-	}
-	return backend.CleanRelative(rest)
-}
-
-// checkName refuses tool paths that no backend could accept, with a
-// message saying why.
-func (s *Set) checkName(p string) error {
-	if p == "" {
-		return retryf("Path is empty. Name a file or directory, or '.' for the working directory.")
-	}
-	if hasControl(p) {
-		return retryf("Path %q contains a control character; names with control characters are not allowed.", p)
-	}
-	if strings.IndexByte(p, '\\') >= 0 {
-		return retryf("Path '%s' contains a backslash; separate directories with '/'.", p)
-	}
-	if hasDrive(p) {
-		return retryf("Path '%s' starts with a drive prefix; paths are relative to the working directory or start with '/'.", p)
-	}
-	limit := backend.CapabilitiesOf(s.b).MaxNameBytes
+// pathCleaner returns the path pipeline of the tools over b: the
+// contract's refusals, control characters (they could forge lines of a
+// tool's output) and the length limits of b, or defaults where b does not
+// say.
+func pathCleaner(b backend.Backend) backend.Cleaner {
+	limit := backend.CapabilitiesOf(b).MaxNameBytes
 	if limit <= 0 {
 		limit = maxNameBytes
 	}
-	if len(p) > maxPathBytes {
+	return backend.Cleaner{RefuseControl: true, MaxNameBytes: limit, MaxPathBytes: maxPathBytes}
+}
+
+// refusal words the refusal of the tool path p for reason r: the one
+// place where a reason becomes the model's message.
+func refusal(r backend.PathReason, p string) error {
+	switch r {
+	case backend.ReasonEmpty:
+		return retryf("Path is empty. Name a file or directory, or '.' for the working directory.")
+	case backend.ReasonNUL, backend.ReasonControl:
+		return retryf("Path %q contains a control character; names with control characters are not allowed.", p)
+	case backend.ReasonBackslash:
+		return retryf("Path '%s' contains a backslash; separate directories with '/'.", p)
+	case backend.ReasonDrive:
+		return retryf("Path '%s' starts with a drive prefix; paths are relative to the working directory or start with '/'.", p)
+	case backend.ReasonTooLong:
 		return tooLongMsg(p)
-	}
-	for _, c := range strings.Split(p, "/") {
-		if strings.HasPrefix(c, "~") {
-			return retryf("Path '%s' has a name starting with '~'; home directories are not expanded. Use a path relative to the working directory.", p)
-		}
-		if len(c) > limit {
-			return tooLongMsg(p)
-		}
-	}
-	if !utf8.ValidString(p) {
+	case backend.ReasonTilde:
+		return retryf("Path '%s' has a name starting with '~'; home directories are not expanded. Use a path relative to the working directory.", p)
+	case backend.ReasonInvalidUTF8:
 		return retryf("Path %q is not valid UTF-8.", p)
 	}
-	return nil
+	// ReasonClimb, and the drive-like top-level name that only cleaning
+	// shows ("x/../C:"), which no storage path may have.
+	return outsideMsg(p)
 }
 
 // followLinks resolves the symlinks of the storage path written. Errors
@@ -325,14 +294,4 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
-}
-
-// hasDrive reports whether the first component of p looks like a drive
-// ("C:", "c:foo").
-func hasDrive(p string) bool {
-	if len(p) < 2 || p[1] != ':' {
-		return false
-	}
-	c := p[0] | 0x20
-	return c >= 'a' && c <= 'z'
 }

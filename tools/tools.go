@@ -51,6 +51,8 @@ type Set struct {
 	// (Capabilities.Rooted): tool and output paths are virtual
 	// ("/tenant/x").
 	rooted bool
+	// paths is the pipeline every tool path goes through (see lexical).
+	paths backend.Cleaner
 	// links is the backend's symlink behaviour, nil without any; it may
 	// still decline (backend.ErrUnsupported) where the storage has none.
 	links backend.SymlinkResolver
@@ -145,6 +147,7 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	}
 	s := &Set{b: b, opts: opts, maxEdit: MaxEditBytes}
 	s.rooted = backend.CapabilitiesOf(b).Rooted
+	s.paths = pathCleaner(b)
 	s.links, _ = b.(backend.SymlinkResolver)
 	if root, ok := backend.LocalPath(b, "."); ok && !s.rooted {
 		s.hostRoot = root
