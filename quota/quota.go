@@ -404,6 +404,17 @@ func (r *Reservation) end(commit bool) {
 	})
 }
 
+// Rescan makes the next growing change of tenant scan its usage again,
+// for a change whose size was not known (a directory deleted or moved):
+// until then the committed deltas may overcount or undercount it.
+func (m *Manager) Rescan(tenant string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.tenants[tenant]; ok {
+		s.scanned = time.Time{}
+	}
+}
+
 // UsageOf returns what the Manager counts tenant as storing: its last scan
 // moved by the changes committed since, and the changes pending. Both are
 // zero for a tenant not seen lately.

@@ -42,6 +42,13 @@ func (d *tenantDirs) write(t *testing.T, name, content string) {
 	}
 }
 
+func (d *tenantDirs) remove(t *testing.T, name string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(d.root, filepath.FromSlash(name))); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (d *tenantDirs) Usage(ctx context.Context, tenant string) (Usage, error) {
 	d.mu.Lock()
 	d.scans++
@@ -360,5 +367,29 @@ func TestResize(t *testing.T) {
 		if tc.before >= 0 && tc.after >= 0 && Resize(tc.before, tc.after) != Write(tc.before, true, tc.after) {
 			t.Errorf("Resize(%d, %d) differs from Write", tc.before, tc.after)
 		}
+	}
+}
+
+// TestRescan: after Rescan, the next growing change sees storage as it
+// is, not as the deltas left it (a directory deleted outside the deltas
+// gives its space back).
+func TestRescan(t *testing.T) {
+	d := newTenantDirs(t, map[string]string{"t1/dir/a": strings.Repeat("a", 90)})
+	ctx := context.Background()
+	m := newManager(t, Options{Default: Limits{MaxBytes: 100}, Usage: d, UsageTTL: time.Hour})
+	_, err := m.Reserve(ctx, "t1", Write(0, false, 20))
+	wantLimit(t, err, LimitBytes)
+	d.remove(t, "t1/dir")
+	_, err = m.Reserve(ctx, "t1", Write(0, false, 20))
+	wantLimit(t, err, LimitBytes) // within UsageTTL, the old scan stands
+	m.Rescan("t1")
+	m.Rescan("t2") // a tenant not seen: nothing to do
+	r, err := m.Reserve(ctx, "t1", Write(0, false, 20))
+	if err != nil {
+		t.Fatalf("after Rescan: %v", err)
+	}
+	r.Commit()
+	if stored, _ := m.UsageOf("t1"); stored != (Usage{20, 1}) {
+		t.Errorf("stored %+v after the rescan and one write", stored)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/mounted"
+	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/s3adapter"
 	"github.com/fencefs/fencefs/sftpadapter"
 	"github.com/fencefs/fencefs/tools"
@@ -35,6 +36,37 @@ type namespace struct {
 	// opts are set's options, for the sets of further sessions.
 	opts    tools.Options
 	closers []io.Closer
+	// children are the mounts' backends by name; nil for a root.
+	children map[string]backend.Backend
+	// counted names the mounts whose files count against a quota: the
+	// writable ones, less those every tenant shares (tenantServers).
+	counted map[string]bool
+}
+
+// counts reports whether the file at the canonical path p counts
+// against the namespace's quota.
+func (n *namespace) counts(p string) bool {
+	if n.children == nil {
+		return true // a root
+	}
+	mount, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	return n.counted[mount]
+}
+
+// usage scans the files that count against the namespace's quota.
+func (n *namespace) usage(ctx context.Context) (quota.Usage, error) {
+	if n.children == nil {
+		return scanUsage(ctx, n.b)
+	}
+	var u quota.Usage
+	for name := range n.counted {
+		mu, err := scanUsage(ctx, n.children[name])
+		if err != nil {
+			return quota.Usage{}, fmt.Errorf("mount %q: %w", name, err)
+		}
+		u = u.Add(mu)
+	}
+	return u, nil
 }
 
 // newSet returns another tool set over the namespace, with set's options
@@ -66,6 +98,7 @@ func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger)
 			logEvent(ctx, logger, ev)
 		}
 		n.opts.Logger = logger
+		n.opts.OnChangeRequest = n.reserveChange
 		n.set, err = tools.New(b, n.opts)
 		if err != nil && s.Cwd != "" {
 			// The options were checked while parsing; what tools.New can
@@ -136,6 +169,7 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 		return fs, nil
 	}
 	children := make(map[string]backend.Backend, len(s.Mounts))
+	n.children, n.counted = children, map[string]bool{}
 	for _, m := range s.Mounts {
 		timeout := cmp.Or(m.Spec.Timeout, s.StorageTimeout)
 		b, err := n.openMount(ctx, m.Spec, timeout)
@@ -144,6 +178,8 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 		}
 		if m.Spec.ReadOnly {
 			b = backend.ReadOnly(b)
+		} else {
+			n.counted[m.Name] = true
 		}
 		children[m.Name] = b
 		logger.Info("mounted", "name", "/"+m.Name, "spec", m.Spec.String())

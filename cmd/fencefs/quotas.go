@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,79 +34,75 @@ func quotaKey(req *mcp.CallToolRequest) string {
 	return "-"
 }
 
-var sizePattern = regexp.MustCompile(`(?m)^size: ([0-9]+) byte`)
-
-// sizeOf returns the size of the regular file p, and whether it exists,
-// through probe (file_info).
-func sizeOf(ctx context.Context, probe *tools.Tool, p string) (int64, bool, error) {
-	raw, _ := json.Marshal(map[string]string{"path": p})
-	text, err := probe.Call(ctx, raw)
-	if err != nil {
-		if strings.HasPrefix(tools.Message(err), "Path not found") {
-			return 0, false, nil
-		}
-		return 0, false, err
-	}
-	m := sizePattern.FindStringSubmatch(text)
-	if m == nil || !strings.Contains(text, "type: file") {
-		return 0, true, nil // a directory or a link: no bytes of its own
-	}
-	n, _ := strconv.ParseInt(m[1], 10, 64)
-	return n, true, nil
+// quotaCall is one call's dealings with the quotas, carried in its
+// context from limited to the namespace's change hook (reserveChange).
+type quotaCall struct {
+	q   *quota.Manager
+	key string
+	// held are the reservations of the call's change requests.
+	held []heldChange
+	// refused is the limit that cancelled a change, if one did.
+	refused error
+	// rescan: a change of unknown size (a directory's) was announced.
+	rescan bool
 }
 
-// delta returns the change of stored usage a call of tool would make, as
-// far as its arguments tell before it runs.
-func delta(ctx context.Context, probe *tools.Tool, tool string, raw json.RawMessage) (quota.Usage, error) {
-	var a struct {
-		Path, Content, Source, OldText, NewText string
-		Replacements                            []struct{ OldText, NewText string }
+// heldChange is a reservation and the request it is for: a request a
+// later listener cancelled (an approval declined) made no change.
+type heldChange struct {
+	req *tools.ChangeRequest
+	res *quota.Reservation
+}
+
+type quotaCallKey struct{}
+
+// reserveChange is the namespace's tools.Options.OnChangeRequest: under a
+// call that limited admitted, it reserves the growth the change
+// announces (req.Sizes, counting only the namespace's counted mounts)
+// before the change commits, and cancels a change a limit refuses. A
+// change whose sizes are unknown (a directory deleted or moved) makes
+// the tenant's usage be scanned again after it.
+func (n *namespace) reserveChange(ctx context.Context, req *tools.ChangeRequest) error {
+	qc, _ := ctx.Value(quotaCallKey{}).(*quotaCall)
+	if qc == nil {
+		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return quota.Usage{}, nil // the tool refuses it
+	if req.Sizes == nil {
+		if req.Operation == tools.OpDelete || req.Operation == tools.OpMove {
+			qc.rescan = true
+		}
+		return nil
 	}
-	str := func(k string) string {
-		var s string
-		json.Unmarshal(m[k], &s)
-		return s
+	var d quota.Usage
+	for _, c := range req.Sizes {
+		if n.counts(c.Path) {
+			d = d.Add(quota.Resize(c.Before, c.After))
+		}
 	}
-	a.Path, a.Content, a.Source, a.OldText, a.NewText = str("path"), str("content"), str("source"), str("old_text"), str("new_text")
-	switch tool {
-	case "write_file":
-		old, existed, err := sizeOf(ctx, probe, a.Path)
-		if err != nil {
-			return quota.Usage{}, err
-		}
-		return quota.Write(old, existed, int64(len(a.Content))), nil
-	case "copy_file":
-		size, _, err := sizeOf(ctx, probe, a.Source)
-		if err != nil {
-			return quota.Usage{}, err
-		}
-		return quota.Usage{Bytes: size, Files: 1}, nil
-	case "edit_file":
-		json.Unmarshal(m["replacements"], &a.Replacements)
-		d := int64(len(a.NewText) - len(a.OldText))
-		for _, r := range a.Replacements {
-			d += int64(len(r.NewText) - len(r.OldText))
-		}
-		return quota.Usage{Bytes: d}, nil
-	case "delete_file":
-		size, existed, err := sizeOf(ctx, probe, a.Path)
-		if err != nil || !existed {
-			return quota.Usage{}, err
-		}
-		return quota.Remove(size), nil
+	if d == (quota.Usage{}) {
+		return nil
 	}
-	return quota.Usage{}, nil
+	r, err := qc.q.Reserve(ctx, qc.key, d)
+	if err != nil {
+		if !errors.Is(err, quota.ErrLimit) {
+			// The cause (a storage error) goes to the log, not the model.
+			n.opts.Logger.Error("counting a tenant's usage", "tenant", qc.key, "error", err)
+			err = errors.New("quota: the stored usage could not be counted; retry the call later")
+		}
+		qc.refused = err
+		req.Cancel(err.Error())
+		return nil
+	}
+	qc.held = append(qc.held, heldChange{req, r})
+	return nil
 }
 
 // limited wraps a tool's handler with the tenant's call limits (rate and
-// concurrency) and, for the tools that store bytes, its stored limits:
-// the growth is reserved before the call and committed only when the
-// call succeeded, so a refused or failed call takes nothing.
-func limited(q *quota.Manager, t *tools.Tool, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+// concurrency) and, for the tools that change storage, its stored
+// limits: reserveChange reserves each change's growth before it commits,
+// and the reservation is committed only when the call succeeded, so a
+// refused, cancelled or failed call takes nothing.
+func limited(q *quota.Manager, t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	if q == nil {
 		return next
 	}
@@ -125,26 +117,25 @@ func limited(q *quota.Manager, t *tools.Tool, probe *tools.Tool, next mcp.ToolHa
 			return refuse(err), nil
 		}
 		defer release()
-		if t.Annotations.ReadOnly || probe == nil {
+		if t.Annotations.ReadOnly {
 			return next(ctx, req)
 		}
-		d, err := delta(ctx, probe, t.Name, req.Params.Arguments)
-		if err != nil {
-			return refuse(errors.New(tools.Message(err))), nil
+		qc := &quotaCall{q: q, key: key}
+		res, err := next(context.WithValue(ctx, quotaCallKey{}, qc), req)
+		ok := err == nil && res != nil && !res.IsError && qc.refused == nil
+		for _, h := range qc.held {
+			if _, cancelled := h.req.Cancelled(); ok && !cancelled {
+				h.res.Commit()
+			} else {
+				h.res.Cancel()
+			}
 		}
-		if d == (quota.Usage{}) {
-			return next(ctx, req)
+		if qc.refused != nil {
+			noteQuotaRefusal(ctx, qc.refused)
+			return refuse(qc.refused), nil
 		}
-		r, err := q.Reserve(ctx, key, d)
-		if err != nil {
-			noteQuotaRefusal(ctx, err)
-			return refuse(err), nil
-		}
-		res, err := next(ctx, req)
-		if err == nil && res != nil && !res.IsError {
-			r.Commit()
-		} else {
-			r.Cancel()
+		if ok && qc.rescan {
+			q.Rescan(key)
 		}
 		return res, err
 	}

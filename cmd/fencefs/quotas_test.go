@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
 // TestServeHTTPQuotas: a change that would pass --quota-bytes is refused
@@ -78,4 +80,67 @@ func TestServeHTTPQuotas(t *testing.T) {
 	if text, isError := callTool(t, ctx, rs, "read_file", map[string]any{"path": "b.txt"}); !isError || !strings.Contains(text, "calls per second") {
 		t.Errorf("a call beyond the rate: %q", text)
 	}
+}
+
+// TestServeHTTPQuotaChanges: with tenant mounts, the quota counts what
+// move_file and apply_patch change, from the sizes the tools announce,
+// and only in the tenant's own mounts: a mount every tenant shares is
+// neither scanned nor counted.
+func TestServeHTTPQuotaChanges(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	iss := tenanttest.NewIssuer(t)
+	base := t.TempDir()
+	for _, d := range []string{"tenants/t1", "shared"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(base, "shared", "old.txt"), strings.Repeat("s", 1000))
+	h := startServe(t, "serve", "--http", "127.0.0.1:0", "--tools", allTools(),
+		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
+		"--tenant-mount", "ws=local:"+filepath.Join(base, "tenants", "{tenant}"),
+		"--tenant-mount", "shared=local:"+filepath.Join(base, "shared"),
+		"--quota-bytes", "20", "--quota-files", "3")
+	cs, err := connectAs(t, h.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ws := filepath.Join(base, "tenants", "t1")
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/a.txt", "content": "0123456789"})
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/shared/big.txt", "content": strings.Repeat("b", 100)})
+	for _, tc := range []struct {
+		tool  string
+		args  map[string]any
+		gone  string
+		limit string
+	}{
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: /ws/p.txt\n+" + strings.Repeat("p", 14) + "\n*** End Patch\n"}, "p.txt", "stored bytes"},
+		{"copy_file", map[string]any{"source": "/shared/big.txt", "destination": "/ws/big.txt"}, "big.txt", "stored bytes"},
+	} {
+		text, isError := callTool(t, ctx, cs, tc.tool, tc.args)
+		if !isError || !strings.Contains(text, tc.limit) {
+			t.Errorf("%s %v: %q, want a refusal naming %s", tc.tool, tc.args, text, tc.limit)
+		}
+		if _, err := os.Stat(filepath.Join(ws, tc.gone)); !os.IsNotExist(err) {
+			t.Errorf("%s after a refused %s: %v", tc.gone, tc.tool, err)
+		}
+	}
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/b.txt", "content": "01234567"}) // 18 bytes, 2 files
+	// Moving a.txt over b.txt gives b's 8 bytes and one file back.
+	callOK(t, ctx, cs, "move_file", map[string]any{"source": "/ws/a.txt", "destination": "/ws/b.txt", "overwrite": true})
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/c.txt", "content": "0123456789"}) // 20 bytes, 2 files
+	// A patch that deletes c.txt and adds a smaller d.txt fits; the
+	// deletion's bytes are counted before the addition is checked.
+	callOK(t, ctx, cs, "apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: /ws/c.txt\n*** Add File: /ws/d.txt\n+abcd\n*** End Patch\n"})
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/e.txt", "content": "01234"}) // 20 bytes, 3 files
+	if text, isError := callTool(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": ""}); !isError || !strings.Contains(text, "stored files") {
+		t.Errorf("a fourth file: %q, want a refusal naming stored files", text)
+	}
+	// A directory's delete has no sizes: the usage is scanned again.
+	callOK(t, ctx, cs, "create_directory", map[string]any{"path": "/ws/dir"})
+	callOK(t, ctx, cs, "move_file", map[string]any{"source": "/ws/e.txt", "destination": "/ws/dir/e.txt"})
+	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "/ws/dir", "recursive": true})
+	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": "01234"})
 }

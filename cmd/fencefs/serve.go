@@ -71,7 +71,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	defer ns.Close()
-	q, err := newQuotas(s, func(ctx context.Context, _ string) (quota.Usage, error) { return scanUsage(ctx, ns.b) })
+	q, err := newQuotas(s, func(ctx context.Context, _ string) (quota.Usage, error) { return ns.usage(ctx) })
 	var build serverBuilder
 	if err == nil {
 		build, err = serverBuilderFor(ctx, ns, s, callHooks{audit: auditLog, quotas: q}, logger)
@@ -153,7 +153,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 				return quota.Usage{}, err
 			}
 			defer release()
-			return scanUsage(ctx, v.ns.b)
+			return v.ns.usage(ctx)
 		})
 		if err != nil {
 			return err
@@ -164,7 +164,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 			return err
 		}
 		defer ns.Close()
-		hooks.quotas, err = newQuotas(s, func(ctx context.Context, _ string) (quota.Usage, error) { return scanUsage(ctx, ns.b) })
+		hooks.quotas, err = newQuotas(s, func(ctx context.Context, _ string) (quota.Usage, error) { return ns.usage(ctx) })
 		if err != nil {
 			return err
 		}
@@ -237,7 +237,7 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 			if hashGuard(s) {
 				th = requireHash(t.Name, h.probe, th)
 			}
-			th = limited(h.quotas, t, h.probe, th)
+			th = limited(h.quotas, t, th)
 			th = audited(h.audit, t, s.AuditReads, th)
 			return h.metrics.measured(t, th)
 		},

@@ -260,6 +260,11 @@ func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder)
 				logger.Error("opening a tenant's namespace", "tenant", string(id), "error", err)
 				return nil, errors.New("its storage could not be opened")
 			}
+			for _, tm := range templates {
+				if tm.t.Shared() {
+					delete(ns.counted, tm.name) // the same for every tenant: no one's quota
+				}
+			}
 			return newServers(ns, &ts, build), nil
 		},
 		OnEvict: func(_ tenant.ID, v *servers) { v.ns.Close() },
