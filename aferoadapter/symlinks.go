@@ -20,6 +20,14 @@ var errNotLink = fmt.Errorf("%w: not a symlink", fs.ErrInvalid)
 // ResolveSymlinks returns the canonical storage path name leads to. When
 // the Fs holds no symlinks this is name itself.
 func (a *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
+	return a.TraceSymlinks(ctx, name, nil)
+}
+
+// TraceSymlinks resolves name as ResolveSymlinks does and calls visit with
+// every component it looks up, before the lookup (see
+// [backend.SymlinkResolver]); an error from visit is returned as it is.
+// An Fs without symlinks visits nothing.
+func (a *FS) TraceSymlinks(ctx context.Context, name string, visit func(string) error) (string, error) {
 	const op = "resolve"
 	if err := a.begin(ctx, op, name); err != nil {
 		return "", err
@@ -33,6 +41,11 @@ func (a *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 		c := todo[0]
 		todo = todo[1:]
 		cand := backend.Join(strings.Join(done, "/"), c)
+		if visit != nil {
+			if err := visit(cand); err != nil {
+				return "", err
+			}
+		}
 		fi, err := a.lstatReal(cand)
 		if err != nil {
 			if m := mapErr(err); m != fs.ErrNotExist && m != backend.ErrNotDir {

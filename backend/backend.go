@@ -201,11 +201,20 @@ type SymlinkResolver interface {
 	// resolves to its (contained) target. A path that leads outside the
 	// root gives ErrOutside, a symlink loop ErrLoop.
 	ResolveSymlinks(ctx context.Context, name string) (string, error)
+	// TraceSymlinks resolves name as ResolveSymlinks does and calls
+	// visit, in order, with the canonical storage path of every path the
+	// resolution looks up in storage: each component it steps on, a
+	// symlink before its target is read. An error from visit ends the
+	// resolution and is returned as it is, so a caller can judge every
+	// hop of a chain of links before the next one is taken. A resolution
+	// that follows no symlink may skip the visits (it then steps only on
+	// name and its ancestors); a nil visit is allowed.
+	TraceSymlinks(ctx context.Context, name string, visit func(path string) error) (string, error)
 	// Readlink returns the target of the symlink name as it is stored. An
 	// absolute target inside the root is returned relative to the root; an
 	// absolute target outside the root gives ErrOutside.
 	Readlink(ctx context.Context, name string) (string, error)
-	// Both methods decline with ErrUnsupported only on storage that holds
+	// The methods decline with ErrUnsupported only on storage that holds
 	// no links, so a declined ResolveSymlinks means the path is its own
 	// resolution.
 }

@@ -157,6 +157,10 @@ func (l linked) ResolveSymlinks(ctx context.Context, name string) (string, error
 	return target + "/" + rest, nil
 }
 
+func (l linked) TraceSymlinks(ctx context.Context, name string, _ func(string) error) (string, error) {
+	return l.ResolveSymlinks(ctx, name)
+}
+
 func (l linked) Readlink(ctx context.Context, name string) (string, error) {
 	target, ok := l.links[name]
 	if !ok {

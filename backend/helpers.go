@@ -75,8 +75,16 @@ func MkdirAll(ctx context.Context, b Backend, dir string) error {
 // backend whose Capabilities say it holds none, so storage that has links
 // but refused an operation never resolves a path to itself unchecked.
 func ResolveSymlinks(ctx context.Context, b Backend, name string) (string, error) {
+	return TraceSymlinks(ctx, b, name, nil)
+}
+
+// TraceSymlinks resolves name on b as [ResolveSymlinks] does, calling
+// visit with every path the resolution steps on (see
+// [SymlinkResolver.TraceSymlinks]); an error from visit is returned as it
+// is. On a backend without links nothing is visited.
+func TraceSymlinks(ctx context.Context, b Backend, name string, visit func(path string) error) (string, error) {
 	if r, ok := b.(SymlinkResolver); ok {
-		resolved, err := r.ResolveSymlinks(ctx, name)
+		resolved, err := r.TraceSymlinks(ctx, name, visit)
 		if !declined(err) || CapabilitiesOf(b).Symlinks {
 			return resolved, err
 		}

@@ -63,6 +63,17 @@ func (r *ReadOnlyFS) ResolveSymlinks(ctx context.Context, name string) (string, 
 	return "", unsupported("resolve", name)
 }
 
+// TraceSymlinks passes through, and declines on a backend without links.
+func (r *ReadOnlyFS) TraceSymlinks(ctx context.Context, name string, visit func(string) error) (string, error) {
+	if l, ok := r.b.(SymlinkResolver); ok {
+		return l.TraceSymlinks(ctx, name, visit)
+	}
+	if err := CheckPath("resolve", name); err != nil {
+		return "", err
+	}
+	return "", unsupported("resolve", name)
+}
+
 // Readlink passes through, and declines on a backend without links.
 func (r *ReadOnlyFS) Readlink(ctx context.Context, name string) (string, error) {
 	if err := CheckPath("readlink", name); err != nil {

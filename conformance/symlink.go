@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -17,6 +19,7 @@ func (s *suite) symlinkTests() []testCase {
 		{"WriteThroughSymlinkRefused", s.testWriteThroughSymlink},
 		{"Readlink", s.testReadlink},
 		{"Resolve", s.testResolve},
+		{"Trace", s.testTrace},
 		{"ResolveOutside", s.testResolveOutside},
 		{"ResolveLoop", s.testResolveLoop},
 		{"WalkDoesNotFollow", s.testWalkSymlink},
@@ -179,6 +182,71 @@ func (s *suite) testResolve(t *testing.T) {
 	}
 	if got, err := r.ResolveSymlinks(e.ctx, "."); err != nil || got != "." {
 		t.Errorf("ResolveSymlinks(\".\") = %q, %v; want \".\"", got, err)
+	}
+}
+
+// testTrace checks TraceSymlinks: it resolves as ResolveSymlinks does,
+// visits every link of a chain (each before the next is read) and the
+// directory a link leads into, and ends with the visit's own error as soon
+// as the visit refuses a path, before anything further is followed (so a
+// loop or a link leading out behind it is never reached).
+func (s *suite) testTrace(t *testing.T) {
+	e := s.setup(t)
+	sl, r := e.symlinks()
+	e.arrangeLinks(sl)
+	sl.MakeSymlink(e.ctx, t, e.b, "lf", e.p("chain"))
+	sl.MakeSymlink(e.ctx, t, e.b, "d/out", e.p("via"))
+	sl.MakeSymlink(e.ctx, t, e.b, "../../../../../../../../../../../../etc", e.p("d/out"))
+	sl.MakeSymlink(e.ctx, t, e.b, "d/loop", e.p("vialoop"))
+	sl.MakeSymlink(e.ctx, t, e.b, "loop", e.p("d/loop"))
+	for _, c := range []struct {
+		name, want string
+		visits     []string
+	}{
+		{"chain", "f", []string{"chain", "lf", "f"}},
+		{"ld/g", "d/g", []string{"ld", "d", "d/g"}},
+	} {
+		var seen []string
+		got, err := r.TraceSymlinks(e.ctx, e.p(c.name), func(p string) error {
+			seen = append(seen, p)
+			return nil
+		})
+		if err != nil || got != e.p(c.want) {
+			t.Errorf("TraceSymlinks(%q) = %q, %v; want %q", e.p(c.name), got, err, e.p(c.want))
+		}
+		for _, v := range c.visits {
+			i := slices.Index(seen, e.p(v))
+			if i < 0 {
+				t.Errorf("TraceSymlinks(%q) visited %q; want %q among them, in order %q", e.p(c.name), seen, e.p(v), c.visits)
+				break
+			}
+			seen = seen[i+1:]
+		}
+	}
+	stop := errors.New("refused by the visit")
+	for _, name := range []string{"via", "vialoop", "chain"} {
+		refuse := e.p("d")
+		if name == "chain" {
+			refuse = e.p("lf")
+		}
+		var after []string
+		refused := false
+		got, err := r.TraceSymlinks(e.ctx, e.p(name), func(p string) error {
+			if refused {
+				after = append(after, p)
+			}
+			if p == refuse {
+				refused = true
+				return stop
+			}
+			return nil
+		})
+		if err != stop {
+			t.Errorf("TraceSymlinks(%q) refusing %q = %q, %v; want the visit's own error %v", e.p(name), refuse, got, err, stop)
+		}
+		if len(after) > 0 {
+			t.Errorf("TraceSymlinks(%q) went on to visit %q after the visit refused %q", e.p(name), after, refuse)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,13 @@ const maxHops = 40
 // and a result that is no canonical storage path (a component starting
 // with "~") ErrInvalidPath.
 func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
+	return f.TraceSymlinks(ctx, name, nil)
+}
+
+// TraceSymlinks resolves name as ResolveSymlinks does and calls visit with
+// every component it looks up (see [backend.SymlinkResolver]). A path
+// holding no symlink, which one open proves, visits nothing.
+func (f *FS) TraceSymlinks(ctx context.Context, name string, visit func(string) error) (string, error) {
 	const op = "resolve"
 	if err := begin(ctx, op, name); err != nil {
 		return "", err
@@ -36,7 +44,11 @@ func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 		unix.Close(fd)
 		return name, nil
 	}
-	resolved, err := f.resolve(name)
+	resolved, err := f.resolve(name, visit)
+	var v visitError
+	if errors.As(err, &v) {
+		return "", v.err
+	}
 	if err != nil {
 		return "", pathError(op, name, err)
 	}
@@ -51,7 +63,7 @@ func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 
 // resolve walks name component by component, as the kernel would, and
 // returns the canonical path it leads to.
-func (f *FS) resolve(name string) (string, error) {
+func (f *FS) resolve(name string, visit func(string) error) (string, error) {
 	var done []string                // resolved: existing directories, none a symlink
 	todo := strings.Split(name, "/") // still to resolve, in order
 	hops := 0
@@ -70,6 +82,11 @@ func (f *FS) resolve(name string) (string, error) {
 		}
 		if len(c) > maxNameBytes {
 			return "", backend.ErrNameTooLong
+		}
+		if visit != nil {
+			if err := visit(joinParts(append(done, c))); err != nil {
+				return "", visitError{err}
+			}
 		}
 		kind, target, err := f.lookup(joinParts(done), c)
 		if err != nil {
@@ -98,6 +115,12 @@ func (f *FS) resolve(name string) (string, error) {
 	}
 	return joinParts(done), nil
 }
+
+// visitError carries an error of a resolution's visit out of resolve
+// unchanged, apart from the storage's own errors.
+type visitError struct{ err error }
+
+func (e visitError) Error() string { return e.err.Error() }
 
 // Kinds of a path component met while resolving.
 const (

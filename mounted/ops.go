@@ -142,6 +142,14 @@ func (m *FS) walkMount(ctx context.Context, mount string, child backend.Backend,
 // ResolveSymlinks resolves name on its mount. A child without symlinks
 // (or one that declines) resolves lexically, to name itself.
 func (m *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
+	return m.TraceSymlinks(ctx, name, nil)
+}
+
+// TraceSymlinks resolves name on its mount as ResolveSymlinks does,
+// passing visit each path the mount's resolution steps on, in the
+// namespace's terms (see [backend.SymlinkResolver]). An error from visit
+// is returned as it is.
+func (m *FS) TraceSymlinks(ctx context.Context, name string, visit func(string) error) (string, error) {
 	t, err := m.route("resolve", name)
 	switch {
 	case err != nil:
@@ -151,8 +159,19 @@ func (m *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 	case t.isMountRoot():
 		return t.mount, nil
 	}
-	resolved, err := backend.ResolveSymlinks(ctx, t.child, t.rest)
+	var visitErr error
+	var inMount func(string) error
+	if visit != nil {
+		inMount = func(p string) error {
+			visitErr = visit(join(t.mount, p))
+			return visitErr
+		}
+	}
+	resolved, err := backend.TraceSymlinks(ctx, t.child, t.rest, inMount)
 	if err != nil {
+		if visitErr != nil && err == visitErr {
+			return "", err
+		}
 		return "", rewrite(t.mount, err)
 	}
 	return join(t.mount, resolved), nil

@@ -29,6 +29,13 @@ type Request struct {
 	// in a rooted namespace, a relative storage path ("x", "." for the
 	// root) otherwise.
 	Path string
+	// Via lists, when symlinks led the access elsewhere, the other paths
+	// it passed through on the way to Path, in the same form: first the
+	// path as the caller wrote it, then every path the resolution stepped
+	// on (the ancestors it walked down, each link). It is empty when the
+	// written path is Path. A checker that confines paths judges these
+	// too, so that a link outside its bounds cannot lead into them.
+	Via []string
 }
 
 // Checker decides whether an access may go ahead. A nil error allows it;

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -52,7 +53,7 @@ func TestApproval(t *testing.T) {
 			if !tt.nilApprove {
 				approve = func(_ context.Context, req Request) (bool, error) {
 					asked = true
-					if req != tt.req {
+					if !reflect.DeepEqual(req, tt.req) {
 						t.Errorf("approver got %+v, want %+v", req, tt.req)
 					}
 					if tt.wantErr != nil {

@@ -47,15 +47,8 @@ func (s *Scope) Roots() []string { return append([]string(nil), s.roots...) }
 // path relative to the namespace root ("." is the root), so that the same
 // Scope serves a [Request] from a plain namespace.
 func (s *Scope) Allows(virtualPath string) bool {
-	p := virtualPath
-	if p == "" {
-		return false
-	}
-	if !strings.HasPrefix(p, "/") {
-		p = backend.StorageToVirtual(p)
-	}
-	p, err := backend.CleanVirtual(p, "/")
-	if err != nil {
+	p, ok := scopePath(virtualPath)
+	if !ok {
 		return false
 	}
 	for _, r := range s.roots {
@@ -66,11 +59,47 @@ func (s *Scope) Allows(virtualPath string) bool {
 	return false
 }
 
-// Check refuses a request whose path the scope does not allow, with the
-// message "Path '<p>' is outside the allowed scope.", p being req.Path.
+// Check refuses a request whose path the scope does not allow, or that
+// reached it through a path outside (req.Via: the written path, a link of
+// the chain; the ancestors of a root, which every path below it passes,
+// are allowed there), with the message "Path '<p>' is outside the allowed
+// scope.", p being req.Path.
 func (s *Scope) Check(_ context.Context, req Request) error {
-	if s.Allows(req.Path) {
+	ok := s.Allows(req.Path)
+	for _, v := range req.Via {
+		ok = ok && (s.Allows(v) || s.above(v))
+	}
+	if ok {
 		return nil
 	}
 	return newDenied(req.Path, "", func(p string) string { return "Path " + quote(p) + " is outside the allowed scope." })
+}
+
+// above reports whether virtualPath is an ancestor of one of the roots,
+// as a resolution passes on its way down to them.
+func (s *Scope) above(virtualPath string) bool {
+	p, ok := scopePath(virtualPath)
+	if !ok {
+		return false
+	}
+	for _, r := range s.roots {
+		if p == "/" || strings.HasPrefix(r, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// scopePath normalizes a request path for comparison with the roots: a
+// storage path is read from the namespace root, and an empty path or one
+// that cannot be cleaned is refused.
+func scopePath(p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = backend.StorageToVirtual(p)
+	}
+	p, err := backend.CleanVirtual(p, "/")
+	return p, err == nil
 }

@@ -78,3 +78,34 @@ func TestScopeCheck(t *testing.T) {
 	assertDenied(t, c.Check(ctx, Request{Operation: OpModify, Path: "/tenant1"}),
 		"Path '/tenant1' is outside the allowed scope.")
 }
+
+// TestScopeJudgesVia: a request that reached the scope through a path
+// outside it (written there, or a link of the chain) is refused; the
+// ancestors of a root, which every resolution walks down, are not.
+func TestScopeJudgesVia(t *testing.T) {
+	s, err := NewScope("/tenant/t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		via  []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"/tenant/t1/l", "/tenant", "/tenant/t1", "/tenant/t1/d"}, true},
+		{[]string{"/", "/tenant/t1/l"}, true},
+		{[]string{"/tenant/t2/l"}, false},
+		{[]string{"/tenant/t1/l", "/tenant/t2", "/tenant/t2/back"}, false},
+		{[]string{"/tenant/t10/l"}, false},
+		{[]string{"tenant/t2/l"}, false},
+		{[]string{"tenant/t1/l", "tenant"}, true},
+	} {
+		err := s.Check(context.Background(), Request{Tool: "read_file", Operation: OpRead, Path: "/tenant/t1/x", Via: tt.via})
+		if got := err == nil; got != tt.want {
+			t.Errorf("Via %q: allowed %v (%v), want %v", tt.via, got, err, tt.want)
+		}
+		if err != nil && err.Error() != "Path '/tenant/t1/x' is outside the allowed scope." {
+			t.Errorf("Via %q: message %q", tt.via, err)
+		}
+	}
+}

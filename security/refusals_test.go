@@ -64,15 +64,7 @@ func TestDeniedRefusalsAreUniform(t *testing.T) {
 			for _, p := range paths {
 				want := fmt.Sprintf("Path '%s' is denied by pattern '%s'.", w.shownPath(p), refusalPattern)
 				for _, args := range refusalArgs(tool, p) {
-					out, err := call(t, s, tool, args)
-					switch {
-					case err == nil:
-						t.Errorf("%s %v: succeeded with %q; want %q", tool, args, clip(out), want)
-					case !tools.IsRetry(err):
-						t.Errorf("%s %v: fatal error %v; want %q", tool, args, err, want)
-					case err.Error() != want:
-						t.Errorf("%s %v:\n got %q\nwant %q", tool, args, err.Error(), want)
-					}
+					out, err := wantRefusal(t, s, tool, args, want)
 					w.checkLeaks(t, tool+" "+p, p, out+"\n"+fmt.Sprint(err))
 				}
 			}
@@ -102,4 +94,20 @@ func refusalArgs(tool, p string) []map[string]any {
 		return []map[string]any{{"source": p, "destination": "elsewhere.txt"}, {"source": "a.txt", "destination": p}}
 	}
 	return []map[string]any{pathArgs(tool, p)}
+}
+
+// wantRefusal calls tool with args and fails unless the call is refused
+// with exactly the retryable message want; it returns what the call gave.
+func wantRefusal(t *testing.T, s *tools.Set, tool string, args map[string]any, want string) (string, error) {
+	t.Helper()
+	out, err := call(t, s, tool, args)
+	switch {
+	case err == nil:
+		t.Errorf("%s %v: succeeded with %q; want %q", tool, args, clip(out), want)
+	case !tools.IsRetry(err):
+		t.Errorf("%s %v: fatal error %v; want %q", tool, args, err, want)
+	case err.Error() != want:
+		t.Errorf("%s %v:\n got %q\nwant %q", tool, args, err.Error(), want)
+	}
+	return out, err
 }

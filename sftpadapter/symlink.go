@@ -20,6 +20,13 @@ const maxLinks = 40
 // the root: a link that leads outside gives ErrOutside, and more than 40
 // links ErrLoop. Components that do not exist are kept as written.
 func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
+	return f.TraceSymlinks(ctx, name, nil)
+}
+
+// TraceSymlinks resolves name as ResolveSymlinks does and calls visit with
+// every component it looks up, before the lookup (see
+// [backend.SymlinkResolver]); an error from visit is returned as it is.
+func (f *FS) TraceSymlinks(ctx context.Context, name string, visit func(string) error) (string, error) {
 	if err := checkPath("resolve", name); err != nil {
 		return "", err
 	}
@@ -31,9 +38,13 @@ func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 	var out string
 	err := f.do(ctx, true, func(s *session) error {
 		var err error
-		out, err = f.resolve(s.client, name)
+		out, err = f.resolve(s.client, name, visit)
 		return err
 	})
+	var v visitError
+	if errors.As(err, &v) {
+		return "", v.err
+	}
 	if err != nil {
 		return "", pathErr("resolve", name, err)
 	}
@@ -43,7 +54,7 @@ func (f *FS) ResolveSymlinks(ctx context.Context, name string) (string, error) {
 // resolve walks name's components, replacing each symlink by its target.
 // done holds the physical components resolved so far (each an existing
 // non-link, until missing is set); todo the components still to walk.
-func (f *FS) resolve(c *sftp.Client, name string) (string, error) {
+func (f *FS) resolve(c *sftp.Client, name string, visit func(string) error) (string, error) {
 	todo := strings.Split(name, "/")
 	var done []string
 	missing := false
@@ -66,6 +77,11 @@ func (f *FS) resolve(c *sftp.Client, name string) (string, error) {
 			continue
 		}
 		cur := strings.Join(done, "/")
+		if visit != nil {
+			if err := visit(cur); err != nil {
+				return "", visitError{err}
+			}
+		}
 		fi, err := c.Lstat(f.remote(cur))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -99,6 +115,12 @@ func (f *FS) resolve(c *sftp.Client, name string) (string, error) {
 	}
 	return strings.Join(done, "/"), nil
 }
+
+// visitError carries an error of a resolution's visit out of resolve
+// unchanged, apart from the server's own errors.
+type visitError struct{ err error }
+
+func (e visitError) Error() string { return e.err.Error() }
 
 // underRoot returns the part of the absolute server path p below the
 // root, comparing whole components. A ".." within the root's part of p

@@ -209,7 +209,14 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 	if f.s.links == nil {
 		return false, nil
 	}
-	resolved, err := f.s.links.ResolveSymlinks(ctx, we.Actual)
+	// A link whose chain steps into a denied directory is invisible, as
+	// the entries of that directory are, wherever the chain then leads.
+	resolved, err := f.s.links.TraceSymlinks(ctx, we.Actual, func(hop string) error {
+		if f.s.hopDenied(hop) != nil {
+			return errHopDenied
+		}
+		return nil
+	})
 	if err != nil {
 		return false, ctx.Err()
 	}
@@ -229,6 +236,10 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 	we.Resolved, we.Info = resolved, info
 	return true, nil
 }
+
+// errHopDenied ends the resolution of a walk entry's link at a path the
+// denied patterns hide.
+var errHopDenied = errors.New("tools: a link's chain steps into a denied path")
 
 // notices returns the lines a walker appends to its output for what the
 // filter left out.

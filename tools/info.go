@@ -100,7 +100,7 @@ func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
 		return "", nil
 	}
 	dir, base := backend.Split(t.written)
-	parent, err := s.followLinks(ctx, dir, t.display)
+	parent, err := s.followLinks(ctx, dir, t.display, nil)
 	if err != nil {
 		return "", err
 	}

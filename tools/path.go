@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
@@ -44,6 +43,10 @@ type target struct {
 	// resolved is the canonical storage path after every symlink; the
 	// path to operate on.
 	resolved string
+	// via lists, when links were followed and a Permission hook will be
+	// asked, the paths the resolution stepped on, for the hook's
+	// Request.Via.
+	via []string
 }
 
 // resolve turns the tool path p into storage paths and checks it: the
@@ -55,8 +58,10 @@ type target struct {
 //
 // The rules judge the path as written before any link is followed, so a
 // path in a denied directory gets one refusal whatever it names there (a
-// file, a directory, nothing, a link leading anywhere or looping), and
-// then judge it again with its target.
+// file, a directory, nothing, a link leading anywhere or looping); then
+// every path the resolution steps on, so a chain of links that passes
+// through a denied directory is refused alike wherever it leads (back in,
+// out, round a loop); and then the target.
 func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, error) {
 	t := target{display: p}
 	var err error
@@ -66,13 +71,11 @@ func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, er
 	if err := s.checkRules(target{written: t.written, resolved: t.written}, lv); err != nil {
 		return t, err
 	}
-	t.resolved, err = s.followLinks(ctx, t.written, p)
-	if err != nil || t.resolved != t.written {
-		if d := s.deniedOnTheWay(ctx, t); d != nil {
-			return t, d
-		}
+	var hops *[]string
+	if s.opts.Permission != nil {
+		hops = &t.via
 	}
-	if err != nil {
+	if t.resolved, err = s.followLinks(ctx, t.written, p, hops); err != nil {
 		return t, err
 	}
 	if t.resolved != t.written {
@@ -84,27 +87,12 @@ func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, er
 	return t, s.permit(ctx, tool, t, lv)
 }
 
-// deniedOnTheWay returns the refusal of t, whose resolution followed a
-// link or failed, when one of its ancestors resolves into a denied
-// directory: through a link to a denied directory a name answers as every
-// name inside it does, not with what its own link does (lead back out,
-// loop, dangle). It returns nil when no ancestor resolves into a denied
-// directory.
-func (s *Set) deniedOnTheWay(ctx context.Context, t target) error {
-	for i := strings.IndexByte(t.written, '/'); i >= 0; {
-		resolved, err := s.links.ResolveSymlinks(ctx, t.written[:i])
-		if err != nil {
-			return nil
-		}
-		var d *policy.Denied
-		if errors.As(s.rules.CheckWalkRoot(t.written, resolved), &d) {
-			return s.deniedMsg(d, t)
-		}
-		j := strings.IndexByte(t.written[i+1:], '/')
-		if j < 0 {
-			return nil
-		}
-		i += 1 + j
+// hopDenied returns the denied-pattern refusal of a path a resolution
+// stepped on, as a *policy.Denied, or nil.
+func (s *Set) hopDenied(hop string) *policy.Denied {
+	var d *policy.Denied
+	if errors.As(s.rules.CheckWalkRoot(hop, hop), &d) {
+		return d
 	}
 	return nil
 }
@@ -113,7 +101,7 @@ func (s *Set) deniedOnTheWay(ctx context.Context, t target) error {
 // applies the policy rules (not the Permission hook, which already
 // answered). A path that now resolves elsewhere is a conflict.
 func (s *Set) recheck(ctx context.Context, t target, lv level) error {
-	again, err := s.followLinks(ctx, t.written, t.display)
+	again, err := s.followLinks(ctx, t.written, t.display, nil)
 	if err != nil {
 		return err
 	}
@@ -151,7 +139,8 @@ func (s *Set) deniedMsg(d *policy.Denied, t target) error {
 }
 
 // permit asks the Permission hook about an access to t, by its resolved
-// storage path. A *policy.Denied becomes a *RetryError naming the path as
+// storage path and, when links led elsewhere, the paths on the way
+// (Request.Via): a link outside a scope that leads into it is refused. A *policy.Denied becomes a *RetryError naming the path as
 // written; other errors stay fatal.
 func (s *Set) permit(ctx context.Context, tool string, t target, lv level) error {
 	name := t.resolved
@@ -165,7 +154,11 @@ func (s *Set) permit(ctx context.Context, tool string, t target, lv level) error
 	case levelSearch:
 		op = policy.OpSearch
 	}
-	err := s.opts.Permission.Check(ctx, policy.Request{Tool: tool, Operation: op, Path: s.canonical(name)})
+	req := policy.Request{Tool: tool, Operation: op, Path: s.canonical(name)}
+	if t.resolved != t.written {
+		req.Via = t.via
+	}
+	err := s.opts.Permission.Check(ctx, req)
 	var d *policy.Denied
 	var r *RetryError
 	switch {
@@ -233,16 +226,43 @@ func refusal(r backend.PathReason, p string) error {
 	return outsideMsg(p)
 }
 
-// followLinks resolves the symlinks of the storage path written. Errors
-// the tools map alike (outside, loop, ...) become *RetryError values;
-// anything else leaves the path unresolved, for the operation itself to
-// report (backends never follow links, so that is safe).
-func (s *Set) followLinks(ctx context.Context, written, display string) (string, error) {
-	resolved, err := backend.ResolveSymlinks(ctx, s.b, written)
-	if err == nil {
-		return resolved, nil
+// followLinks resolves the symlinks of the storage path written, judging
+// every path the resolution steps on against the denied patterns: a hop
+// into a denied directory refuses written with the denied message, before
+// the chain is followed further (see [Set.resolve]). Errors the tools map
+// alike (outside, loop, ...) become *RetryError values; anything else
+// leaves the path unresolved, for the operation itself to report
+// (backends never follow links, so that is safe). When hops is not nil it
+// receives the paths stepped on, in canonical form, once a link led
+// elsewhere.
+func (s *Set) followLinks(ctx context.Context, written, display string, hops *[]string) (string, error) {
+	var denied error
+	var stepped []string
+	visit := func(hop string) error {
+		if d := s.hopDenied(hop); d != nil {
+			denied = s.deniedMsg(d, target{written: written})
+			return denied
+		}
+		if hops != nil {
+			stepped = append(stepped, hop)
+		}
+		return nil
 	}
-	if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
+	resolved, err := backend.TraceSymlinks(ctx, s.b, written, visit)
+	switch {
+	case err == nil:
+		if hops != nil && resolved != written {
+			*hops = append(*hops, s.canonical(written))
+			for _, h := range stepped {
+				if h != written && h != resolved {
+					*hops = append(*hops, s.canonical(h))
+				}
+			}
+		}
+		return resolved, nil
+	case denied != nil:
+		return "", denied
+	case errors.Is(err, ctx.Err()) && ctx.Err() != nil:
 		return "", err
 	}
 	if m := s.pathErr(err, display); m != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -115,7 +116,7 @@ func TestRootedPaths(t *testing.T) {
 		t.Fatalf("requests %+v", reqs)
 	}
 	for i := range want {
-		if reqs[i] != want[i] {
+		if !reflect.DeepEqual(reqs[i], want[i]) {
 			t.Errorf("request %d: %+v, want %+v", i, reqs[i], want[i])
 		}
 	}
@@ -171,7 +172,7 @@ func TestPermissionHook(t *testing.T) {
 		t.Fatalf("requests %+v", reqs)
 	}
 	for i := range want {
-		if reqs[i] != want[i] {
+		if !reflect.DeepEqual(reqs[i], want[i]) {
 			t.Errorf("request %d: %+v, want %+v", i, reqs[i], want[i])
 		}
 	}
