@@ -402,6 +402,9 @@ type DirEntry struct {
 	Size int64
 	// ModTime is the zero time when unknown.
 	ModTime time.Time
+	// Version is the file's version token (an S3 ETag) where the listing
+	// gives one; empty otherwise.
+	Version string
 }
 
 // IsDir reports whether the entry is a directory (not a link to one).
@@ -415,5 +418,5 @@ func (e DirEntry) IsRegular() bool { return e.Type.Type() == 0 }
 
 // Info converts the entry to a FileInfo.
 func (e DirEntry) Info() FileInfo {
-	return FileInfo{Name: e.Name, Size: e.Size, Mode: e.Type, ModTime: e.ModTime}
+	return FileInfo{Name: e.Name, Size: e.Size, Mode: e.Type, ModTime: e.ModTime, Version: e.Version}
 }

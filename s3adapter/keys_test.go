@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"testing"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/internal/testserver"
 	"github.com/fencefs/fencefs/s3adapter"
@@ -152,4 +155,52 @@ func walkNames(t *testing.T, f *s3adapter.FS, dir string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestKnownFile reads under backend.WithKnownFile: the version the caller
+// has just listed is served by the GET alone, and a version that changed
+// since makes the read list afresh, so a directory that now shadows the
+// name still wins.
+func TestKnownFile(t *testing.T) {
+	objects := map[string]string{"a": "a", "a/b": "a/b", "e": "e"}
+	c := &counter{}
+	client := s3.New(testserver.StartS3(t, "b", objects).Options(), func(o *s3.Options) {
+		c.inner = o.HTTPClient
+		if c.inner == nil {
+			c.inner = awshttp.NewBuildableClient()
+		}
+		o.HTTPClient = c
+	})
+	f, err := s3adapter.New(client, "b", "", s3adapter.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, read, known, version string
+		want                       string
+		wantErr                    error
+		requests                   int64
+	}{
+		{"the listed version", "e", "e", testserver.ETag("e"), "e", nil, 1},
+		{"no word", "e", "", "", "e", nil, 2},
+		{"word on another name", "e", "x", testserver.ETag("e"), "e", nil, 2},
+		{"a changed version", "e", "e", `"old"`, "e", nil, 3},
+		{"a changed version now shadowed", "a", "a", `"old"`, "", backend.ErrIsDir, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			if tt.known != "" {
+				ctx = backend.WithKnownFile(ctx, tt.known, backend.FileInfo{Size: -1, Version: tt.version})
+			}
+			c.reset()
+			got, err := backend.ReadFile(ctx, f, tt.read)
+			if string(got) != tt.want || !errors.Is(err, tt.wantErr) || (err != nil) != (tt.wantErr != nil) {
+				t.Errorf("ReadFile(%q) = %q, %v; want %q, %v", tt.read, got, err, tt.want, tt.wantErr)
+			}
+			if n := c.all.Load(); n != tt.requests {
+				t.Errorf("ReadFile(%q) sent %d requests, want %d", tt.read, n, tt.requests)
+			}
+		})
+	}
 }

@@ -72,7 +72,7 @@ func mergeEntries(files, dirs []backend.DirEntry) []backend.DirEntry {
 }
 
 func fileEntry(name string, o types.Object) backend.DirEntry {
-	return backend.DirEntry{Name: name, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)}
+	return backend.DirEntry{Name: name, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified), Version: aws.ToString(o.ETag)}
 }
 
 func dirEntry(name string) backend.DirEntry {

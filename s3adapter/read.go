@@ -107,14 +107,25 @@ const settleAttempts = 3
 // The GET that follows carries If-Match with the listed ETag, so it
 // serves exactly the object the listing judged; a replacement in between
 // makes the read list again (the last time, the GET takes what is
-// there). The stream's Info is the GET's answer (size,
-// modification time, ETag).
+// there). Under [backend.WithKnownFile] naming name with an ETag, the
+// listing is skipped: the GET asks for that ETag, and only when the object
+// has changed since does the read list. The stream's Info is the GET's
+// answer (size, modification time, ETag).
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
 	if err := f.checkPath("open", name); err != nil {
 		return nil, err
 	}
 	if name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+	}
+	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
+		// The caller has just listed name as this object, which settled
+		// that no directory shadows it: the GET alone serves it, if it
+		// is still that version.
+		r, err := f.get(ctx, name, known.Version)
+		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
+			return r, err
+		}
 	}
 	var last error
 	for attempt := range settleAttempts {

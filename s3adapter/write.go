@@ -21,7 +21,9 @@ import (
 
 // OpenWrite starts writing the object name. It fails at once with
 // backend.ErrIsDir when name is a directory and backend.ErrNotDir when a
-// parent is a file. Nothing is visible until Commit; see the package
+// parent is a file, except that under [backend.WithKnownFile] naming the
+// version that the MatchVersion precondition names, the caller's word
+// replaces that check. Nothing is visible until Commit; see the package
 // documentation for streaming, multipart uploads and preconditions. The
 // returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
@@ -34,10 +36,21 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	if err := f.checkWritable(ctx, name); err != nil {
-		return nil, err
+	if !knownTarget(ctx, name, opts.Precondition) {
+		if err := f.checkWritable(ctx, name); err != nil {
+			return nil, err
+		}
 	}
 	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, limit: f.opts.MultipartThreshold}, nil
+}
+
+// knownTarget reports whether the write's target needs no check that it
+// is not a directory: the caller has just seen it as the object of the
+// version the write must still find (backend.WithKnownFile), and the
+// If-Match of that version proves the object's parents are directories.
+func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
+	known, ok := backend.KnownFile(ctx, name)
+	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
 }
 
 // checkWritable refuses a write onto a directory or below a file. Both

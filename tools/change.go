@@ -193,7 +193,7 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb, sizes); err != nil || msg != "" {
 		return diff, truncated, msg, err
 	}
-	err = backend.WriteFile(ctx, s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: s.precondition(c.old)})
+	err = backend.WriteFile(s.commitContext(ctx, c), s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: s.precondition(c.old)})
 	if err != nil {
 		return diff, truncated, "", s.writeErr(ctx, c, err)
 	}

@@ -172,7 +172,7 @@ func (s *Set) selectFiles(ctx context.Context, f *walkFilter, sel selection) (wa
 			if !ig.keep(we.Actual, rel, isDir) {
 				return false, nil
 			}
-			if show && !isDir && we.Info.IsRegular() && !yield(fileJob{we.Resolved, we.Name, we.Info.Size}) {
+			if show && !isDir && we.Info.IsRegular() && !yield(fileJob{we.Resolved, we.Name, we.Info.Size, we.Info.Version}) {
 				return false, errStopWalk
 			}
 			return true, nil

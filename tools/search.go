@@ -87,15 +87,16 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 
 // fileJob is a file to search: the storage path to read, its name as
 // listed (the output path is made from it, only for files that match),
-// and the size the listing gave (-1 when unknown).
+// and the size (-1 when unknown) and version the listing gave.
 type fileJob struct {
 	read, name string
 	size       int64
+	version    string // as listed, empty when the listing gives none
 }
 
 // openJob opens the file of a job.
 func (s *Set) openJob(ctx context.Context, job fileJob) (io.ReadCloser, error) {
-	r, err := s.b.OpenRead(ctx, job.read)
+	r, err := s.b.OpenRead(knownFile(ctx, job.read, job.size, job.version), job.read)
 	if err != nil || job.size <= 0 {
 		return r, err
 	}
@@ -140,7 +141,7 @@ func (s *Set) walkFiles(ctx context.Context, f *walkFilter, keep func(walkEntry)
 	seq := func(yield func(fileJob) bool) {
 		walkErr = s.walk(ctx, f, walkHooks{}, func(we walkEntry, _ string, show bool) (bool, error) {
 			if show && we.Info.IsRegular() && keep(we) {
-				if !yield(fileJob{we.Resolved, we.Name, we.Info.Size}) {
+				if !yield(fileJob{we.Resolved, we.Name, we.Info.Size, we.Info.Version}) {
 					return false, errStopWalk
 				}
 			}

@@ -89,8 +89,9 @@ func (p *countingProxy) take() []string {
 // TestS3RequestBudgets runs each tool once, as `fencefs call` does (the
 // backend opened afresh, its start-up HeadBucket included), through a
 // counting proxy in front of versitygw, and holds it to its budget of
-// requests: a read is one GET, a compare-and-swap edit downloads once,
-// and a search sends no listing per object. It needs Docker and the S3
+// requests: a read is a listing and one GET (the GET alone for a file a
+// walk has just listed), a compare-and-swap edit downloads once, and a
+// search sends no listing per object. A request over any budget fails it. It needs Docker and the S3
 // image, and skips loudly without them.
 func TestS3RequestBudgets(t *testing.T) {
 	ctx := t.Context()
@@ -116,15 +117,20 @@ func TestS3RequestBudgets(t *testing.T) {
 		// the GET: read_file is one over its budget of 2.
 		{"read_file", "read_file", map[string]any{"path": "f.txt"}, 3, 1},
 		{"file_info", "file_info", map[string]any{"path": "f.txt"}, 3, 1},
-		// The read's listing, then OpenWrite's own check that no directory
-		// holds the name, then the PUT.
+		// The read's listing and GET, then the PUT with If-Match on the
+		// ETag read: the tool tells the backend it has just seen that
+		// version (backend.WithKnownFile), so OpenWrite skips its own
+		// no-directory check.
 		{"edit_file with expected_hash", "edit_file", map[string]any{"path": "f.txt", "old_text": "beta", "new_text": "BETA",
-			"expected_hash": hashOf(body)}, 5, 1},
+			"expected_hash": hashOf(body)}, 4, 1},
 		// The read's listing answers "missing" without a GET; OpenWrite's
-		// no-directory check and the If-None-Match PUT follow.
+		// no-directory check (the one a create must keep) and the
+		// If-None-Match PUT follow.
 		{"write_file of a new object", "write_file", map[string]any{"path": "new.txt", "content": "new\n"}, 4, -1},
-		// The whole bucket: f.txt and the objects below many/.
-		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, 2*(objects+1) + 2, objects + 1},
+		// The whole bucket, f.txt and the objects below many/: one
+		// recursive listing, then a GET per object with If-Match on the
+		// ETag listed, the walk having settled that no directory shadows it.
+		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,41 @@
+package backend_test
+
+import (
+	"io/fs"
+	"testing"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+func TestKnownFile(t *testing.T) {
+	file := backend.FileInfo{Name: "f", Size: 3, Version: `"v1"`}
+	tests := []struct {
+		name   string
+		attach string
+		info   backend.FileInfo
+		ask    string
+		ok     bool
+	}{
+		{"the same name", "d/f", file, "d/f", true},
+		{"another name", "d/f", file, "d/g", false},
+		{"nothing attached", "", file, "d/f", false},
+		{"a directory is no file", "d", backend.FileInfo{Name: "d", Mode: fs.ModeDir}, "d", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			if tt.attach != "" {
+				ctx = backend.WithKnownFile(ctx, tt.attach, tt.info)
+			}
+			got, ok := backend.KnownFile(ctx, tt.ask)
+			if ok != tt.ok || (ok && got != tt.info) {
+				t.Errorf("KnownFile(%q) = %+v, %v; want %+v, %v", tt.ask, got, ok, tt.info, tt.ok)
+			}
+		})
+	}
+	// Only the latest name is kept.
+	ctx := backend.WithKnownFile(backend.WithKnownFile(t.Context(), "a", file), "b", file)
+	if _, ok := backend.KnownFile(ctx, "a"); ok {
+		t.Error("KnownFile(a) found after WithKnownFile(b)")
+	}
+}
