@@ -3,8 +3,7 @@
 package tools
 
 import (
-	"os"
-	"syscall"
+	"golang.org/x/sys/unix"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -17,12 +16,9 @@ func (s *Set) otherLinks(name string) int {
 	if !ok {
 		return 0
 	}
-	fi, err := os.Lstat(host)
-	if err != nil || !fi.Mode().IsRegular() {
+	var st unix.Stat_t
+	if err := unix.Lstat(host, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink <= 1 {
 		return 0
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-		return int(st.Nlink - 1)
-	}
-	return 0
+	return int(st.Nlink - 1)
 }

@@ -25,7 +25,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
@@ -413,7 +412,7 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 			return ErrTimeout
 		case errors.Is(err, exec.ErrNotFound):
 			return ErrNotInstalled
-		case errors.Is(err, syscall.E2BIG):
+		case argTooLong(err):
 			return ErrArgTooLong
 		}
 		return fmt.Errorf("rg: start: %w", err)
@@ -461,8 +460,7 @@ func outOfMemory(waitErr error, stderr string) bool {
 	if !errors.As(waitErr, &exit) {
 		return false
 	}
-	ws, ok := exit.Sys().(interface{ Signal() syscall.Signal })
-	return strings.Contains(stderr, "memory allocation of") || (ok && exit.ExitCode() == -1 && ws.Signal() == syscall.SIGABRT)
+	return strings.Contains(stderr, "memory allocation of") || aborted(exit)
 }
 
 // exitError maps rg's exit status: 0 (matches) and 1 (none) are success;

@@ -305,3 +305,28 @@ func TestTypeGlobs(t *testing.T) {
 		t.Fatal("unknown type found")
 	}
 }
+
+// TestArgTooLong passes a pattern longer than the kernel takes for one
+// argument (128 KiB on Linux): the start fails with E2BIG, which is
+// ErrArgTooLong.
+func TestArgTooLong(t *testing.T) {
+	r := &Runner{Path: fakeRG(t)}
+	err := r.Search(context.Background(), SearchQuery{Query: Query{Dir: t.TempDir()}, Pattern: strings.Repeat("a", 200<<10)}, func(File) bool { return true })
+	if !errors.Is(err, ErrArgTooLong) {
+		t.Fatalf("err = %v, want ErrArgTooLong", err)
+	}
+}
+
+// TestAbortIsOutOfMemory stands in for an rg that aborts (SIGABRT) without
+// saying why, as a Rust allocation failure may: the run is ErrOutOfMemory.
+func TestAbortIsOutOfMemory(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rg")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nkill -ABRT $$\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Path: p}
+	err := r.Search(context.Background(), SearchQuery{Query: Query{Dir: t.TempDir()}, Pattern: "a"}, func(File) bool { return true })
+	if !errors.Is(err, ErrOutOfMemory) {
+		t.Fatalf("err = %v, want ErrOutOfMemory", err)
+	}
+}
