@@ -169,7 +169,7 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 				}
 			}
 		}
-		stop := h.reportProgress(ctx, req, t.Name)
+		ctx, stop := h.reportProgress(ctx, req, t.Name)
 		text, err := t.Call(ctx, req.Params.Arguments)
 		stop()
 		res := h.result(ctx, t, start, text, err)

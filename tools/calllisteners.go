@@ -1,6 +1,9 @@
 package tools
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // callListenersKey keys the per-call listeners in a context.
 type callListenersKey struct{}
@@ -12,6 +15,7 @@ type callListenersKey struct{}
 type callListeners struct {
 	change func(context.Context, *ChangeRequest) error
 	event  func(context.Context, Event)
+	walked *atomic.Int64
 }
 
 // WithChangeListener returns a copy of ctx under which every tool call
@@ -30,6 +34,16 @@ func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeReq
 func WithEventListener(ctx context.Context, fn func(context.Context, Event)) context.Context {
 	l := listenersOf(ctx)
 	l.event = fn
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// WithWalkCounter returns a copy of ctx under which the walkers
+// (search_files, find_files, list_files, grep) add one to n for each
+// entry they visit (grep through ripgrep: each file ripgrep reports), so
+// that a caller can tell how far a long walk has come while it runs.
+func WithWalkCounter(ctx context.Context, n *atomic.Int64) context.Context {
+	l := listenersOf(ctx)
+	l.walked = n
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 

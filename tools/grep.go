@@ -200,7 +200,11 @@ func (s *Set) rgGrep(ctx context.Context, r *rg.Runner, f *walkFilter, q grepQue
 	var fallback *textsearch.Matcher
 	var stopErr error
 	v := newLineVerifier(s.b)
+	walked := listenersOf(ctx).walked
 	err := r.Search(ctx, rq, func(file rg.File) bool {
+		if walked != nil {
+			walked.Add(1)
+		}
 		we, ok := walkEntry{Name: f.root.written, Resolved: f.root.resolved}, file.Path == single
 		if dir {
 			var err error

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -79,7 +80,7 @@ func walkWith[S any](ctx context.Context, s *Set, f *walkFilter, plan walkPlan[S
 	if err != nil {
 		return err
 	}
-	w := &treeWalk[S]{f: f, list: list, plan: plan}
+	w := &treeWalk[S]{f: f, list: list, plan: plan, walked: listenersOf(ctx).walked}
 	err = w.dir(ctx, f.root.resolved, "", 0, plan.root)
 	if errors.Is(err, errStopWalk) {
 		return nil
@@ -146,6 +147,8 @@ type treeWalk[S any] struct {
 	// orders holds, per depth, the buffer a directory's entries are
 	// sorted in: as indexes, which move far fewer bytes than entries.
 	orders [][]int32
+	// walked, when set, counts the entries visited (WithWalkCounter).
+	walked *atomic.Int64
 }
 
 // sorted returns the indexes of entries in name order, in the buffer of
@@ -193,6 +196,9 @@ func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, depth int, st
 	}
 	for _, i := range w.sorted(entries, depth) {
 		e := entries[i]
+		if w.walked != nil {
+			w.walked.Add(1)
+		}
 		actual := backend.Join(dir, e.Name)
 		// rel is actual without the root and its slash: no new string.
 		rel := actual
