@@ -115,6 +115,13 @@ type httpAuth struct {
 // newHTTPAuth builds the verifier --auth names; nil without --auth.
 func newHTTPAuth(ctx context.Context, s *config.Settings) (*httpAuth, error) {
 	a := &httpAuth{grants: tenant.DefaultGrants()}
+	if s.Scopes != nil {
+		g, err := tenant.NewGrants(s.Scopes)
+		if err != nil {
+			return nil, fmt.Errorf("scopes: %w", err) // checked while parsing: not reached
+		}
+		a.grants = g
+	}
 	switch s.Auth {
 	case "":
 		return nil, nil
@@ -168,7 +175,8 @@ func (a *httpAuth) reloadOnHangup(ctx context.Context, logger *slog.Logger) {
 }
 
 // toolList returns the tools the caller of ctx may use out of offered;
-// nil without authentication (every configured tool).
+// nil without authentication (every configured tool). Scopes that grant
+// none of offered give an empty list, never nil, which would offer all.
 func (a *httpAuth) toolList(ctx context.Context, offered []string) []string {
 	if a == nil {
 		return nil
@@ -177,7 +185,10 @@ func (a *httpAuth) toolList(ctx context.Context, offered []string) []string {
 	if err != nil {
 		return []string{} // not reached: Middleware let no such request through
 	}
-	return a.grants.Tools(id.Scopes, offered)
+	if list := a.grants.Tools(id.Scopes, offered); list != nil {
+		return list
+	}
+	return []string{}
 }
 
 // metadataPath is where RFC 9728 puts the metadata of the resource /mcp.
@@ -238,11 +249,19 @@ func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder)
 		}
 		templates = append(templates, tmpl{name, t})
 	}
+	policies, err := tenant.NewPolicies(s.TenantPolicies)
+	if err != nil {
+		return nil, fmt.Errorf("tenant_policy: %w", err) // checked while parsing: not reached
+	}
 	return tenant.NewCache(tenant.CacheOptions[tenant.ID, *servers]{
 		Size: s.TenantCache,
 		Build: func(ctx context.Context, id tenant.ID) (*servers, error) {
 			ts := *s
 			ts.Mounts = nil
+			// The tenant's policy narrows the server's: more denied and
+			// protected patterns, fewer tools.
+			narrowed := policies.For(id).Narrow(s.ToolOptions())
+			ts.Deny, ts.Protect, ts.Tools = narrowed.Denied, narrowed.Protected, narrowed.Tools
 			for _, tm := range templates {
 				spec, err := tm.t.Expand(id)
 				if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -124,6 +125,12 @@ type Settings struct {
 	// key quota_tenants).
 	Quota        quota.Limits
 	QuotaTenants map[string]quota.Limits
+	// Scopes map a token's scopes to the tools they grant (config file
+	// key scopes; nil: tenant.DefaultScopes), checked by tenant.NewGrants.
+	Scopes map[string][]string
+	// TenantPolicies narrow the settings for named tenants (config file
+	// key tenant_policy), checked by tenant.NewPolicies.
+	TenantPolicies map[string]tenant.Policy
 
 	// rootGiven records that --root was given, which mounts exclude.
 	rootGiven bool
@@ -338,6 +345,12 @@ func checkServeFlags(s *Settings) error {
 	}
 	if s.TLSCert != "" && s.HTTP == "" {
 		return refuse("--tls-cert", "needs --http")
+	}
+	if s.Scopes != nil && s.Auth == "" {
+		return refuse("scopes", "needs --auth: scopes come from the verified token")
+	}
+	if s.TenantPolicies != nil && len(s.TenantMounts) == 0 {
+		return refuse("tenant_policy", "needs --tenant-mount: without it there are no tenants' namespaces to narrow")
 	}
 	if len(s.TenantMounts) > 0 {
 		if s.Auth == "" {

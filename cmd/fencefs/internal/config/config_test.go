@@ -313,6 +313,15 @@ func TestParseConfigFileErrors(t *testing.T) {
 		{"max_list: ten\n", `:1: max_list: "ten" is not an integer`},
 		{"\n\nno_hashes: [true]\n", ":3: no_hashes: expected a single value"},
 		{"read_only: true\ntools: [write_file]\n", "--read-only: contradicts --tools: write_file"},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\nscopes:\n  files:read: [read, lsit_directory, greb]\n", `:5: scopes: scope "files:read": unknown tool "lsit_directory", "greb"`},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\nscopes:\n  files read: [read]\n", `scopes: scope "files read": a scope is one word`},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\nscopes: [read]\n", ":4: scopes: expected a mapping of scope"},
+		{"scopes:\n  files:read: [read]\n", "scopes: needs --auth"},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\ntenant_mount:\n  - ws=local:/t/{tenant}\ntenant_policy:\n  ../t2: {deny: [a]}\n", `:7: tenant_policy: policy of "../t2": not a safe tenant id`},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\ntenant_mount:\n  - ws=local:/t/{tenant}\ntenant_policy:\n  t1: {tools: [rm]}\n", `tenant_policy: policy of "t1": tools: unknown tool "rm"`},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\ntenant_mount:\n  - ws=local:/t/{tenant}\ntenant_policy:\n  t1: {allow: [a]}\n", "tenant_policy: expected a mapping of tenant to deny, protect and tools lists"},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\ntenant_mount:\n  - ws=local:/t/{tenant}\ntenant_policy:\n  t1: {deny: [\"a/../b\"]}\n", `tenant_policy: policy of "t1": deny: policy: invalid pattern 'a/../b'`},
+		{"http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\nroot: /x\ntenant_policy:\n  t1: {deny: [a]}\n", "tenant_policy: needs --tenant-mount"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -429,4 +438,26 @@ func FuzzConfigFile(f *testing.F) {
 			t.Fatalf("accepted invalid limits: %+v", s)
 		}
 	})
+}
+
+// TestParseTenantKeys reads the scope map and the tenants' policies of a
+// config file as given; the command builds grants and policies from them.
+func TestParseTenantKeys(t *testing.T) {
+	file := writeConfig(t, "http: 127.0.0.1:0\nauth: tokens\ntoken_file: t.yaml\ntenant_mount:\n  - ws=local:/t/{tenant}\n"+
+		"scopes:\n  files:read: [read]\n  files:admin: [all]\n"+
+		"tenant_policy:\n  t1:\n    deny: [/ws/private/]\n    protect: ['*.lock']\n    tools: [read, write_file]\n  t2: {tools: []}\n")
+	s, _, err := Parse("serve", []string{"--config", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Scopes["files:read"], []string{"read"}) || !slices.Equal(s.Scopes["files:admin"], []string{"all"}) || len(s.Scopes) != 2 {
+		t.Errorf("Scopes %v", s.Scopes)
+	}
+	p := s.TenantPolicies["t1"]
+	if !slices.Equal(p.Deny, []string{"/ws/private/"}) || !slices.Equal(p.Protect, []string{"*.lock"}) || !slices.Equal(p.Tools, []string{"read", "write_file"}) {
+		t.Errorf("t1's policy %+v", p)
+	}
+	if p := s.TenantPolicies["t2"]; p.Tools == nil || len(p.Tools) != 0 {
+		t.Errorf("t2's empty tool list became %#v", p.Tools)
+	}
 }

@@ -54,8 +54,13 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 	if key == "mounts" {
 		return p.applyMounts(file, v)
 	}
-	if key == "quota_tenants" {
+	switch key {
+	case "quota_tenants":
 		return p.applyQuotaTenants(file, v)
+	case "scopes":
+		return p.applyScopes(file, v)
+	case "tenant_policy":
+		return p.applyTenantPolicy(file, v)
 	}
 	name := strings.ReplaceAll(key, "_", "-")
 	f := p.fs.Lookup(name)
@@ -100,11 +105,9 @@ func (p *parser) applyQuotaTenants(file string, v *yaml.Node) error {
 	if p.cmd != "serve" {
 		return nil
 	}
-	var m map[string]quota.Limits
-	dec := yaml.NewDecoder(strings.NewReader(nodeText(v)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return &Error{Where: at(file, v), Setting: "quota_tenants", Err: fmt.Errorf("expected a mapping of tenant to limits (max_bytes, max_files, calls_per_second, burst, max_concurrent): %v", err)}
+	m, err := decodeKey[map[string]quota.Limits](file, v, "quota_tenants", "a mapping of tenant to limits (max_bytes, max_files, calls_per_second, burst, max_concurrent)")
+	if err != nil {
+		return err
 	}
 	for t := range m {
 		if _, err := tenant.ParseID(t); err != nil {
@@ -113,6 +116,52 @@ func (p *parser) applyQuotaTenants(file string, v *yaml.Node) error {
 	}
 	p.s.QuotaTenants = m
 	return nil
+}
+
+// applyScopes applies the "scopes" map of scope to the tools (names or
+// groups) it grants.
+func (p *parser) applyScopes(file string, v *yaml.Node) error {
+	if p.cmd != "serve" {
+		return nil
+	}
+	m, err := decodeKey[map[string][]string](file, v, "scopes", "a mapping of scope to a list of tools or groups (read, write, all)")
+	if err != nil {
+		return err
+	}
+	if _, err := tenant.NewGrants(m); err != nil {
+		return &Error{Where: at(file, v), Setting: "scopes", Err: errors.New(strings.TrimPrefix(err.Error(), "tenant: grants: "))}
+	}
+	p.s.Scopes = m
+	return nil
+}
+
+// applyTenantPolicy applies the "tenant_policy" map of tenant to its
+// narrowing (deny, protect, tools).
+func (p *parser) applyTenantPolicy(file string, v *yaml.Node) error {
+	if p.cmd != "serve" {
+		return nil
+	}
+	m, err := decodeKey[map[string]tenant.Policy](file, v, "tenant_policy", "a mapping of tenant to deny, protect and tools lists")
+	if err != nil {
+		return err
+	}
+	if _, err := tenant.NewPolicies(m); err != nil {
+		return &Error{Where: at(file, v), Setting: "tenant_policy", Err: errors.New(strings.TrimPrefix(err.Error(), "tenant: "))}
+	}
+	p.s.TenantPolicies = m
+	return nil
+}
+
+// decodeKey decodes the value of a key that is no flag (a mapping) into
+// a T, refusing unknown fields; expect says what the key holds.
+func decodeKey[T any](file string, v *yaml.Node, key, expect string) (T, error) {
+	var m T
+	dec := yaml.NewDecoder(strings.NewReader(nodeText(v)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return m, &Error{Where: at(file, v), Setting: key, Err: fmt.Errorf("expected %s: %v", expect, err)}
+	}
+	return m, nil
 }
 
 // nodeText renders a YAML node back to text, for a strict decode.
@@ -226,7 +275,7 @@ func (p *parser) fileKeys() []string {
 		}
 	}
 	if p.cmd == "serve" {
-		keys = append(keys, "quota_tenants")
+		keys = append(keys, "quota_tenants", "scopes", "tenant_policy")
 	}
 	return keys
 }
