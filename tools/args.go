@@ -3,9 +3,10 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -48,18 +49,22 @@ func decodeArgsJSON(raw json.RawMessage, fields []arg) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(fields))
-	for _, f := range fields {
-		names = append(names, f.name)
-	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if !slices.Contains(names, k) {
-			return retryf("Unknown argument '%s'. Valid arguments: %s.", k, strings.Join(names, ", "))
+		if !slices.ContainsFunc(fields, func(f arg) bool { return f.name == k }) {
+			// The names are copied into the text (see argErr).
+			var names strings.Builder
+			for i, f := range fields {
+				if i > 0 {
+					names.WriteString(", ")
+				}
+				names.WriteString(f.name)
+			}
+			return retryf("Unknown argument '%s'. Valid arguments: %s.", k, names.String())
 		}
 	}
 	all := make([][]byte, len(fields))
@@ -67,6 +72,14 @@ func decodeArgsJSON(raw json.RawMessage, fields []arg) error {
 		all[i] = obj[f.name]
 	}
 	return assignArgs(fields, all)
+}
+
+// argErr is the retry before+name+after. It copies name where retryf
+// would let it escape, and with it every destination of decodeArgs (the
+// compiler tracks the fields as a whole), which would then be allocated
+// on each call.
+func argErr(before, name, after string) error {
+	return &RetryError{Message: before + name + after}
 }
 
 // maxArgs is the most fields decodeArgs scans in one pass; more than any
@@ -80,7 +93,7 @@ func assignArgs(fields []arg, vals [][]byte) error {
 		v := vals[i]
 		if v == nil || isNull(v) {
 			if f.required {
-				return retryf("Missing required argument '%s'.", f.name)
+				return argErr("Missing required argument '", f.name, "'.")
 			}
 			continue
 		}
@@ -342,14 +355,12 @@ func decodeValue(name string, v json.RawMessage, dst any) error {
 		*d = new([]replacement)
 		return decodeValue(name, v, *d)
 	case *string:
-		// v was checked with the whole object: decode it in one pass.
-		if str, ok := unquoteJSON(v); ok {
-			*d = str
-			return nil
+		// v is one valid JSON value: a string literal unquotes.
+		str, ok := unquoteJSON(v)
+		if !ok {
+			return argErr("Argument '", name, "' must be a string.")
 		}
-		if json.Unmarshal(v, d) != nil {
-			return retryf("Argument '%s' must be a string.", name)
-		}
+		*d = str
 	case *bool:
 		switch string(bytes.TrimSpace(v)) {
 		case "true":
@@ -357,18 +368,19 @@ func decodeValue(name string, v json.RawMessage, dst any) error {
 		case "false":
 			*d = false
 		default:
-			return retryf("Argument '%s' must be a boolean.", name)
+			return argErr("Argument '", name, "' must be a boolean.")
 		}
 	case *int:
 		n, ok := decodeInt(v)
 		if !ok {
-			return retryf("Argument '%s' must be an integer.", name)
+			return argErr("Argument '", name, "' must be an integer.")
 		}
 		*d = n
 	case *[]replacement:
 		return decodeReplacements(name, v, d)
 	default:
-		panic(fmt.Sprintf("tools: decodeArgs: unsupported destination %T", dst))
+		// reflect rather than fmt, so that dst does not escape.
+		panic("tools: decodeArgs: unsupported destination " + reflect.TypeOf(dst).String())
 	}
 	return nil
 }
@@ -397,16 +409,16 @@ func decodeInt(v json.RawMessage) (int, bool) {
 func decodeReplacements(name string, v []byte, d *[]replacement) error {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || v[0] != '[' {
-		return retryf("Argument '%s' must be a list of objects with old_text and new_text.", name)
+		return argErr("Argument '", name, "' must be a list of objects with old_text and new_text.")
 	}
 	var out []replacement
 	i := skipSpace(v, 1)
 	for n := 0; i < len(v) && v[i] != ']'; n++ {
 		end, ok := scanValue(v, i, 0)
 		if !ok {
-			return retryf("Argument '%s' must be a list of objects with old_text and new_text.", name)
+			return argErr("Argument '", name, "' must be a list of objects with old_text and new_text.")
 		}
-		r, err := decodeReplacement(fmt.Sprintf("%s[%d]", name, n), v[i:end])
+		r, err := decodeReplacement(name+"["+strconv.Itoa(n)+"]", v[i:end])
 		if err != nil {
 			return err
 		}

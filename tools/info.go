@@ -75,6 +75,7 @@ func (s *Set) fileFacts(ctx context.Context, t target, r backend.FileReader) ([]
 	if err != nil {
 		return nil, s.storageErr(err, t.display)
 	}
+	defer s.releaseScan(scan)
 	if scan.binary {
 		size := scan.size
 		if !scan.complete {

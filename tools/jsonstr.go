@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -26,7 +27,9 @@ func unquoteJSON(v []byte) (string, bool) {
 	if simple {
 		return string(s), true
 	}
-	out := make([]byte, 0, len(s))
+	// A Builder's String is its buffer: the text is copied once.
+	var out strings.Builder
+	out.Grow(len(s))
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -36,17 +39,17 @@ func unquoteJSON(v []byte) (string, bool) {
 			}
 			switch s[i+1] {
 			case '"', '\\', '/':
-				out = append(out, s[i+1])
+				out.WriteByte(s[i+1])
 			case 'b':
-				out = append(out, '\b')
+				out.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				out.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				out.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				out.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				out.WriteByte('\t')
 			case 'u':
 				r, ok := hex4(s[i+2:])
 				if !ok {
@@ -57,7 +60,7 @@ func unquoteJSON(v []byte) (string, bool) {
 					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
 						if r2, ok := hex4(s[i+2:]); ok {
 							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								out = utf8.AppendRune(out, dec)
+								out.WriteRune(dec)
 								i += 6
 								continue
 							}
@@ -65,7 +68,7 @@ func unquoteJSON(v []byte) (string, bool) {
 					}
 					r = utf8.RuneError
 				}
-				out = utf8.AppendRune(out, r)
+				out.WriteRune(r)
 				continue
 			default:
 				return "", false
@@ -74,19 +77,19 @@ func unquoteJSON(v []byte) (string, bool) {
 		case c == '"' || c < 0x20:
 			return "", false
 		case c < utf8.RuneSelf:
-			out = append(out, c)
+			out.WriteByte(c)
 			i++
 		default:
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
+				out.WriteRune(utf8.RuneError)
 			} else {
-				out = append(out, s[i:i+size]...)
+				out.Write(s[i : i+size])
 			}
 			i += size
 		}
 	}
-	return string(out), true
+	return out.String(), true
 }
 
 // hex4 reads the four hex digits of a \u escape.

@@ -90,11 +90,11 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", retryf("Offset %d exceeds file length (%s).", win.offset, count(scan.lines, "line", "lines"))
 	}
 	s.guard.remember(t.resolved, scan.hash)
-	s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
-	out := s.formatRead(p, scan, win)
-	if scan.text != nil && cap(scan.text) <= maxPooledWindow {
-		s.windows.Put(&scan.text)
+	if s.listened(ctx) {
+		s.emit(ctx, FileRead{Path: s.canonical(t.resolved), ContentHash: scan.hash})
 	}
+	out := s.formatRead(p, scan, win)
+	s.releaseScan(scan)
 	return out, nil
 }
 
@@ -160,6 +160,46 @@ type scanResult struct {
 	firstLen int
 	// traits are what the header notes beside the lines.
 	traits textTraits
+
+	// The state of the scan, kept with the result so that one pooled
+	// value serves a whole read (see Set.newScan).
+	hr     hashingReader
+	c      collector
+	digest hash.Hash
+	sum    [sha256.Size]byte
+}
+
+// newScan returns a scanResult for a scan of win, reusing a pooled one's
+// digest and buffers.
+func (s *Set) newScan(win window) *scanResult {
+	res, _ := s.scans.Get().(*scanResult)
+	if res == nil {
+		return &scanResult{digest: sha256.New(), c: collector{win: win, collecting: true}}
+	}
+	digest := res.digest
+	digest.Reset()
+	c := collector{win: win, collecting: true, text: res.c.text[:0], ends: res.c.ends[:0], shownChars: res.c.shownChars[:0]}
+	*res = scanResult{digest: digest, c: c}
+	return res
+}
+
+// releaseScan returns res to the pool once its caller is done with it and
+// with its text; a huge window is left to the collector.
+func (s *Set) releaseScan(res *scanResult) {
+	if cap(res.c.text) > maxPooledWindow || cap(res.c.ends) > maxPooledWindow/8 {
+		return
+	}
+	res.hr = hashingReader{}
+	res.text, res.ends, res.shownChars = nil, nil, nil
+	s.scans.Put(res)
+}
+
+// setHash sets hash from the digest, without allocating but for the
+// string.
+func (res *scanResult) setHash() {
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], res.digest.Sum(res.sum[:0]))
+	res.hash = string(hx[:])
 }
 
 // hashingReader hashes and counts what is read through it, and stops
@@ -202,10 +242,14 @@ func (hr *hashingReader) Read(p []byte) (int, error) {
 // byte and collects the lines of win, never holding more than the window
 // (or, with a character cap, what could fit it) in memory.
 func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResult, error) {
-	res := &scanResult{}
-	hr := &hashingReader{ctx: ctx, r: r, h: sha256.New(), traits: &res.traits}
+	res := s.newScan(win)
+	hr := &res.hr
+	*hr = hashingReader{ctx: ctx, r: r, h: res.digest, traits: &res.traits}
 	br := s.bufReader(hr)
-	defer s.readers.Put(br)
+	defer func() {
+		br.Reset(nil)
+		s.readers.Put(br)
+	}()
 	head, err := br.Peek(binaryPrefix)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -216,10 +260,7 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 		res.size = -1
 		return res, s.finishBinary(ctx, br, hr, res)
 	}
-	c := newCollector(win)
-	if buf, ok := s.windows.Get().(*[]byte); ok {
-		c.text = (*buf)[:0]
-	}
+	c := &res.c
 	atStart := true
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -250,7 +291,7 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	res.complete = true
 	res.size = hr.n
 	res.lines = c.line
-	res.hash = hex.EncodeToString(hr.h.Sum(nil))
+	res.setHash()
 	res.text = c.text
 	res.ends = c.ends
 	res.shownChars = c.shownChars
@@ -270,7 +311,7 @@ func (s *Set) finishBinary(ctx context.Context, br *bufio.Reader, hr *hashingRea
 	}
 	res.complete = true
 	res.size = hr.n
-	res.hash = hex.EncodeToString(hr.h.Sum(nil))
+	res.setHash()
 	return nil
 }
 
@@ -316,10 +357,6 @@ type collector struct {
 	ends       []int
 	shownChars []int
 	first      runeCounter
-}
-
-func newCollector(win window) *collector {
-	return &collector{win: win, collecting: true}
 }
 
 func (c *collector) inWindow() bool {
@@ -401,31 +438,41 @@ func (c *collector) finish(valid bool) {
 // formatRead renders read_file's result: header, numbered lines and the
 // continuation hint, shrunk to fit MaxReadChars on a complete line.
 func (s *Set) formatRead(display string, scan *scanResult, win window) string {
-	header := fmt.Sprintf("[%s | %d %s | hash:%s%s]\n", display, scan.lines, plural(scan.lines, "line", "lines"), shortHash(scan.hash), scan.traits.notes())
-	if s.opts.NoContentHashes {
-		header = fmt.Sprintf("[%s | %d %s%s]\n", display, scan.lines, plural(scan.lines, "line", "lines"), scan.traits.notes())
+	// The header is written straight into the result, which is sized
+	// for the whole window, so that a read makes one string.
+	notes := scan.traits.notes()
+	size := len(display) + len(notes) + 64 + 80
+	if len(scan.ends) > 0 {
+		size += scan.ends[len(scan.ends)-1] + 8*len(scan.ends)
 	}
+	var b strings.Builder
+	b.Grow(size)
+	var num [20]byte
+	b.WriteByte('[')
+	b.WriteString(display)
+	b.WriteString(" | ")
+	b.Write(strconv.AppendInt(num[:0], int64(scan.lines), 10))
+	b.WriteString(plural(scan.lines, " line", " lines"))
+	if !s.opts.NoContentHashes {
+		b.WriteString(" | hash:")
+		b.WriteString(shortHash(scan.hash))
+	}
+	b.WriteString(notes)
+	b.WriteString("]\n")
 	if scan.lines == 0 {
-		return header + "(empty file)\n"
+		b.WriteString("(empty file)\n")
+		return b.String()
 	}
 	k := len(scan.ends)
 	if win.maxChars > 0 {
-		k = fitWindow(utf8.RuneCountInString(header), scan, win)
+		k = fitWindow(utf8.RuneCountInString(b.String()), scan, win)
 		if k == 0 {
 			n := win.offset + 1
-			return header + fmt.Sprintf("... (Line %d is %s characters and does not fit the read window. Use offset=%d to skip it.)\n",
+			fmt.Fprintf(&b, "... (Line %d is %s characters and does not fit the read window. Use offset=%d to skip it.)\n",
 				n, withCommas(scan.firstLen), n)
+			return b.String()
 		}
 	}
-	end := 0
-	if k > 0 {
-		end = scan.ends[k-1]
-	}
-	size := len(header) + end + 8*k
-	var b strings.Builder
-	b.Grow(size + 80)
-	b.WriteString(header)
-	var num [20]byte
 	start := 0
 	for i, e := range scan.ends[:k] {
 		b.Write(lineNumber(num[:0], win.offset+1+i))

@@ -74,8 +74,9 @@ type Set struct {
 	locks pathLocks
 	// readers pools the read-ahead buffers of streamed reads.
 	readers sync.Pool
-	// windows pools the buffers read_file collects its window in.
-	windows sync.Pool
+	// scans pools read_file's scan state and the buffers it collects its
+	// window in.
+	scans sync.Pool
 }
 
 // Tool is one tool of a Set.
