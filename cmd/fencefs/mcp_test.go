@@ -258,3 +258,19 @@ func sha256Digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// assertSnapshot fails unless dir is as before.
+func assertSnapshot(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	after := snapshot(t, dir)
+	for p, v := range before {
+		if after[p] != v {
+			t.Errorf("%s changed: %q", p, after[p])
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s appeared", p)
+		}
+	}
+}
