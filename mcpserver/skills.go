@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,8 +45,12 @@ type SkillSource struct {
 	set    *tools.Set
 	logger *slog.Logger
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// entries are sorted by URI, the order skills/list pages them in.
 	entries []*skillEntry
+	// interval is how often Run discovers the skills again, the time a
+	// client may keep a listing (its ttlMs).
+	interval time.Duration
 	// servers are held weakly: a server per session goes away with its
 	// session.
 	servers []weak.Pointer[mcp.Server]
@@ -73,7 +79,7 @@ func NewSkillSource(ctx context.Context, loader *skills.Loader, set *tools.Set, 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &SkillSource{loader: loader, set: set, logger: logger}
+	s := &SkillSource{loader: loader, set: set, logger: logger, interval: DefaultSkillsInterval}
 	return s, s.Refresh(ctx)
 }
 
@@ -83,6 +89,9 @@ func (s *SkillSource) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSkillsInterval
 	}
+	s.mu.Lock()
+	s.interval = interval
+	s.mu.Unlock()
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -116,6 +125,7 @@ func (s *SkillSource) Refresh(ctx context.Context) error {
 		}
 		entries = append(entries, e)
 	}
+	slices.SortFunc(entries, func(a, b *skillEntry) int { return strings.Compare(a.URI, b.URI) })
 	s.mu.Lock()
 	old := s.entries
 	if reflect.DeepEqual(digests(old), digests(entries)) {
@@ -211,10 +221,8 @@ func (s *SkillSource) attach(srv *mcp.Server) {
 	entries := s.entries
 	s.mu.Unlock()
 	s.install(srv, nil, entries)
-	_ = mcp.AddReceivingCustomMethod(srv, "skills/list", func(context.Context, *mcp.ServerSession, *skillsListParams) (*skillsListResult, error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return &skillsListResult{Skills: append([]*skillEntry{}, s.entries...)}, nil
+	_ = mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
+		return s.list(p.Cursor)
 	})
 	_ = mcp.AddReceivingCustomMethod(srv, "skills/get", func(_ context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
 		if e := s.lookup(p.URI); e != nil && e.URI == p.URI {
@@ -224,6 +232,43 @@ func (s *SkillSource) attach(srv *mcp.Server) {
 	})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "skill-file", URITemplate: "skill://{name}/{+file}",
 		Description: "A file of a skill, listed with its digest by skills/list and skills/get."}, s.read)
+}
+
+// skillsPageSize is how many skills one skills/list page holds.
+const skillsPageSize = 100
+
+// list answers skills/list: the page of entries after cursor, the URI of
+// the last entry of the page before, so that a page stays right when
+// skills come and go between requests. A client may keep the listing
+// for the re-discovery interval; the scope is private because the
+// library cannot tell whether every caller of the server sees the same
+// skills.
+func (s *SkillSource) list(cursor string) (*skillsListResult, error) {
+	after := ""
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || !strings.HasPrefix(string(b), "skill://") {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor: pass the nextCursor of the page before"}
+		}
+		after = string(b)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(s.entries, after, func(e *skillEntry, uri string) int { return strings.Compare(e.URI, uri) })
+	if i < len(s.entries) && s.entries[i].URI == after {
+		i++
+	}
+	page := s.entries[i:min(i+skillsPageSize, len(s.entries))]
+	res := &skillsListResult{Skills: slices.Clone(page)}
+	if res.Skills == nil {
+		res.Skills = []*skillEntry{}
+	}
+	if i+len(page) < len(s.entries) {
+		res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].URI))
+	}
+	res.TTLMs = int(s.interval.Milliseconds())
+	res.CacheScope = "private"
+	return res, nil
 }
 
 // lookup returns the entry holding uri.
@@ -312,7 +357,9 @@ type skillsListParams struct {
 
 type skillsListResult struct {
 	mcp.ResultBase
-	Skills []*skillEntry `json:"skills"`
+	Skills     []*skillEntry `json:"skills"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+	mcp.Cacheable
 }
 
 type skillsGetParams struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,6 +43,24 @@ type getResult struct {
 	} `json:"skill"`
 }
 
+// newSkillSource serves the skills under w's skills/.
+func newSkillSource(t *testing.T, w *workspace) *SkillSource {
+	t.Helper()
+	b, err := local.New(w.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loader, err := skills.New(b, []string{"skills"}, skills.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewSkillSource(context.Background(), loader, w.set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
 const alphaSkill = "---\nname: alpha\ndescription: Does alpha things.\nlicense: MIT\n---\nRead ref/guide.md first.\n"
 
 // TestSkillResources: skills/list and skills/get give each skill's front
@@ -52,19 +72,8 @@ func TestSkillResources(t *testing.T) {
 		"skills/alpha/SKILL.md":     alphaSkill,
 		"skills/alpha/ref/guide.md": "the guide\n",
 	})
-	b, err := local.New(w.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loader, err := skills.New(b, []string{"skills"}, skills.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	src, err := NewSkillSource(ctx, loader, w.set, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSkillSource(t, w)
 	changed := make(chan string, 10)
 	client := &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- "resources" },
@@ -144,5 +153,72 @@ func TestSkillResources(t *testing.T) {
 	}
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "beta"}); err != nil {
 		t.Errorf("prompt beta: %v", err)
+	}
+}
+
+type pageParams struct {
+	mcp.ParamsBase
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type pageResult struct {
+	mcp.ResultBase
+	Skills []struct {
+		URI string `json:"uri"`
+	} `json:"skills"`
+	NextCursor string `json:"nextCursor"`
+	TTLMs      *int   `json:"ttlMs"`
+	CacheScope string `json:"cacheScope"`
+}
+
+// TestSkillsListPages: a catalog larger than a page is listed in pages
+// chained by nextCursor, each skill once and in URI order, every page
+// with its cache attributes; a cursor this server did not give is
+// invalid params.
+func TestSkillsListPages(t *testing.T) {
+	files := map[string]string{}
+	const n = 2*skillsPageSize + 7
+	for i := range n {
+		name := fmt.Sprintf("s%03d", i)
+		files["skills/"+name+"/SKILL.md"] = "---\nname: " + name + "\ndescription: Skill " + name + ".\n---\nBody.\n"
+	}
+	w := newWorkspace(t, tools.Options{}, files)
+	ctx := context.Background()
+	src := newSkillSource(t, w)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-host"}, nil)
+	if err := mcp.AddSendingCustomMethod[*pageParams, *pageResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, New(w.set, Options{Skills: src}), c, "")
+	var got []string
+	cursor, pages := "", 0
+	for {
+		res, err := mcp.CallCustomMethod[*pageParams, *pageResult](ctx, cs, "skills/list", &pageParams{Cursor: cursor})
+		if err != nil {
+			t.Fatalf("page %d: %v", pages, err)
+		}
+		pages++
+		if len(res.Skills) > skillsPageSize {
+			t.Errorf("page %d holds %d skills, more than %d", pages, len(res.Skills), skillsPageSize)
+		}
+		if res.TTLMs == nil || *res.TTLMs != int(DefaultSkillsInterval.Milliseconds()) || res.CacheScope != "private" {
+			t.Errorf("page %d: ttlMs %v, cacheScope %q", pages, res.TTLMs, res.CacheScope)
+		}
+		for _, sk := range res.Skills {
+			got = append(got, sk.URI)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	if pages != 3 || len(got) != n || !slices.IsSorted(got) || got[0] != "skill://s000/SKILL.md" || got[n-1] != fmt.Sprintf("skill://s%03d/SKILL.md", n-1) {
+		t.Errorf("%d pages, %d skills (first %q), want 3 pages of %d skills in order", pages, len(got), got[:1], n)
+	}
+	var werr *jsonrpc.Error
+	for _, bad := range []string{"not base64!", "c2tpbGw"} {
+		if _, err := mcp.CallCustomMethod[*pageParams, *pageResult](ctx, cs, "skills/list", &pageParams{Cursor: bad}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("cursor %q: %v, want invalid params", bad, err)
+		}
 	}
 }
