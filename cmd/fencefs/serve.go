@@ -339,7 +339,7 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, t
 	}
 	base := scheme + "://" + ln.Addr().String()
 	var handler http.Handler = mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout, Stateless: !s.Stateful})
+		&mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: s.SessionTimeout, Stateless: !s.Stateful, MaxRequestBodyBytes: s.MaxRequestBytes})
 	mux := http.NewServeMux()
 	health(mux, ready)
 	mux.Handle("GET /metrics", m.handler())

@@ -75,6 +75,8 @@ type Settings struct {
 	SessionTimeout time.Duration
 	// MaxSessions bounds the number of open HTTP sessions (serve only).
 	MaxSessions int
+	// MaxRequestBytes bounds the body of one HTTP request (serve only).
+	MaxRequestBytes int64
 	// HTTPTimeout bounds the arrival of an HTTP request (headers and
 	// body) and each write of an answer (serve only).
 	HTTPTimeout time.Duration
@@ -161,12 +163,13 @@ func Defaults() Settings {
 		MaxFind:      tools.DefaultMaxResults,
 		LogLevel:     slog.LevelInfo,
 
-		CallTimeout:    tools.DefaultCallTimeout,
-		StorageTimeout: DefaultStorageTimeout,
-		SessionTimeout: DefaultSessionTimeout,
-		MaxSessions:    DefaultMaxSessions,
-		HTTPTimeout:    DefaultHTTPTimeout,
-		TenantCache:    DefaultTenantCache,
+		CallTimeout:     tools.DefaultCallTimeout,
+		StorageTimeout:  DefaultStorageTimeout,
+		SessionTimeout:  DefaultSessionTimeout,
+		MaxSessions:     DefaultMaxSessions,
+		MaxRequestBytes: DefaultMaxRequestBytes,
+		HTTPTimeout:     DefaultHTTPTimeout,
+		TenantCache:     DefaultTenantCache,
 
 		Approve:         "none",
 		ApproveFallback: "refuse",
@@ -184,6 +187,10 @@ const (
 	// DefaultMaxSessions bounds the open HTTP sessions; each holds about
 	// 100 KB.
 	DefaultMaxSessions = 1000
+	// DefaultMaxRequestBytes bounds an HTTP request's body: twice the
+	// largest file edit_file edits, so that a write_file of a file that
+	// large fits with the growth of JSON escaping.
+	DefaultMaxRequestBytes = 2 * tools.MaxEditBytes
 	// DefaultHTTPTimeout bounds the arrival of an HTTP request and each
 	// write of an answer.
 	DefaultHTTPTimeout = 30 * time.Second
@@ -339,6 +346,9 @@ func checkServeFlags(s *Settings) error {
 	}
 	if s.Auth != "" && s.HTTP == "" {
 		return refuse("--auth", "needs --http (stdio has no callers to authenticate)")
+	}
+	if s.MaxRequestBytes < 1 {
+		return refuse("--max-request-bytes", "must be > 0")
 	}
 	if (s.TLSCert == "") != (s.TLSKey == "") {
 		return refuse("--tls-cert", "and --tls-key go together")
@@ -496,6 +506,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
 		{name: "max-sessions", arg: "N", usage: "refuse a new HTTP session while N are open (default 1000)", value: intValue{&s.MaxSessions, 1}, only: []string{"serve"}},
+		{name: "max-request-bytes", arg: "N", usage: "refuse an HTTP request whose body is over N bytes with 413, so a write_file's content can be up to about N bytes (default 134217728: 128 MiB)", value: int64Value{&s.MaxRequestBytes}, only: []string{"serve"}},
 		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
