@@ -11,7 +11,8 @@ import (
 // calls take microseconds and only ever ask Err, so the deadline is kept
 // as a time compared on each Err, and the timer a channel needs is
 // started only when something asks for Done (a wait, a child context, a
-// process): a call that never waits costs no timer.
+// process) or Err has been asked often: a short call that never waits
+// costs no timer.
 type callContext struct {
 	parent   context.Context
 	deadline time.Time
@@ -23,6 +24,8 @@ type callContext struct {
 	timed atomic.Pointer[timedContext]
 	// released is set when the call has returned.
 	released atomic.Bool
+	// polls counts the Err calls that read the clock.
+	polls atomic.Int32
 }
 
 // timedContext is callContext's timer-backed form.
@@ -54,11 +57,17 @@ func (c *callContext) Err() error {
 	if err := c.parent.Err(); err != nil {
 		return err
 	}
-	if time.Now().Before(c.deadline) && !c.released.Load() {
+	if c.polls.Add(1) <= maxClockPolls && time.Now().Before(c.deadline) && !c.released.Load() {
 		return nil
 	}
 	return c.timedCtx().Err()
 }
+
+// maxClockPolls is how many Err calls read the clock before the timer
+// starts: a short call asks a few times, while a walk that asks for
+// every entry is better served by the timer's one atomic load than by a
+// clock read each time.
+const maxClockPolls = 64
 
 // Value is the parent's, or the timed context's once made (which answers
 // context.Cause with errCallDeadline after the deadline).

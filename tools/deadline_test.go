@@ -151,3 +151,25 @@ func BenchmarkCallContext(b *testing.B) {
 		}
 	})
 }
+
+// TestCallContextManyPolls checks that a call asking Err often gets the
+// timer (one atomic load per Err from then on) and still runs until its
+// deadline.
+func TestCallContextManyPolls(t *testing.T) {
+	c := newCallContext(context.Background(), time.Hour)
+	defer c.release()
+	for i := range maxClockPolls {
+		if err := c.Err(); err != nil {
+			t.Fatalf("Err %v at poll %d", err, i)
+		}
+	}
+	if c.timed.Load() != nil {
+		t.Fatalf("timer started within %d polls", maxClockPolls)
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("Err %v after the timer started", err)
+	}
+	if c.timed.Load() == nil {
+		t.Fatalf("no timer after %d polls", maxClockPolls+1)
+	}
+}
