@@ -33,3 +33,14 @@ func KnownFile(ctx context.Context, name string) (FileInfo, bool) {
 	}
 	return k.info, true
 }
+
+// ForwardKnownFile returns ctx with what WithKnownFile told about name
+// told about to instead, for a wrapper that serves name as its child's
+// path to (a mount's path below the mount point).
+func ForwardKnownFile(ctx context.Context, name, to string) context.Context {
+	info, ok := KnownFile(ctx, name)
+	if !ok || name == to {
+		return ctx
+	}
+	return WithKnownFile(ctx, to, info)
+}

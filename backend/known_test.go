@@ -33,6 +33,13 @@ func TestKnownFile(t *testing.T) {
 			}
 		})
 	}
+	fwd := backend.ForwardKnownFile(backend.WithKnownFile(t.Context(), "m/d/f", file), "m/d/f", "d/f")
+	if got, ok := backend.KnownFile(fwd, "d/f"); !ok || got != file {
+		t.Errorf("KnownFile(d/f) after ForwardKnownFile(m/d/f, d/f) = %+v, %v", got, ok)
+	}
+	if fwd := backend.ForwardKnownFile(t.Context(), "m/d/f", "d/f"); fwd != t.Context() {
+		t.Error("ForwardKnownFile without a known file changed the context")
+	}
 	// Only the latest name is kept.
 	ctx := backend.WithKnownFile(backend.WithKnownFile(t.Context(), "a", file), "b", file)
 	if _, ok := backend.KnownFile(ctx, "a"); ok {

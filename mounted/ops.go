@@ -23,7 +23,7 @@ func (m *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if t.isRoot() || t.isMountRoot() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	r, err := t.child.OpenRead(ctx, t.rest)
+	r, err := t.child.OpenRead(backend.ForwardKnownFile(ctx, name, t.rest), t.rest)
 	if err != nil {
 		return nil, rewrite(t.mount, err)
 	}
@@ -74,7 +74,7 @@ func (m *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if t.isRoot() || t.isMountRoot() {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	w, err := backend.OpenWrite(ctx, t.child, t.rest, opts)
+	w, err := backend.OpenWrite(backend.ForwardKnownFile(ctx, name, t.rest), t.child, t.rest, opts)
 	if err != nil {
 		return nil, rewrite(t.mount, err)
 	}

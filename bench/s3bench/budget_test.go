@@ -17,7 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance/containers"
+	"github.com/fencefs/fencefs/mounted"
 	"github.com/fencefs/fencefs/s3adapter"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -104,7 +106,8 @@ func TestS3RequestBudgets(t *testing.T) {
 		tool      string
 		args      map[string]any
 		budget    int
-		downloads int // GETs of the object itself, -1 when not counted
+		downloads int  // GETs of the object itself, -1 when not counted
+		mount     bool // the bucket served as the mount /s3 of a mounted namespace
 	}{
 		// The budgets are 2, 3, 4, 4 and N+2. A read of a named
 		// object first lists the keys that start with its name, which
@@ -115,22 +118,27 @@ func TestS3RequestBudgets(t *testing.T) {
 		// returns an object's bytes and tells whether keys lie below its
 		// name, so a read costs the start-up HeadBucket, the listing and
 		// the GET: read_file is one over its budget of 2.
-		{"read_file", "read_file", map[string]any{"path": "f.txt"}, 3, 1},
-		{"file_info", "file_info", map[string]any{"path": "f.txt"}, 3, 1},
+		{"read_file", "read_file", map[string]any{"path": "f.txt"}, 3, 1, false},
+		{"file_info", "file_info", map[string]any{"path": "f.txt"}, 3, 1, false},
 		// The read's listing and GET, then the PUT with If-Match on the
 		// ETag read: the tool tells the backend it has just seen that
 		// version (backend.WithKnownFile), so OpenWrite skips its own
 		// no-directory check.
 		{"edit_file with expected_hash", "edit_file", map[string]any{"path": "f.txt", "old_text": "beta", "new_text": "BETA",
-			"expected_hash": hashOf(body)}, 4, 1},
+			"expected_hash": hashOf(body)}, 4, 1, false},
 		// The read's listing answers "missing" without a GET; OpenWrite's
 		// no-directory check (the one a create must keep) and the
 		// If-None-Match PUT follow.
-		{"write_file of a new object", "write_file", map[string]any{"path": "new.txt", "content": "new\n"}, 4, -1},
+		{"write_file of a new object", "write_file", map[string]any{"path": "new.txt", "content": "new\n"}, 4, -1, false},
 		// The whole bucket, f.txt and the objects below many/: one
 		// recursive listing, then a GET per object with If-Match on the
 		// ETag listed, the walk having settled that no directory shadows it.
-		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1},
+		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false},
+		// A mount passes the caller's word on to the bucket under the
+		// mount's own path, so the savings hold through it.
+		{"edit_file through a mount", "edit_file", map[string]any{"path": "/s3/f.txt", "old_text": "beta", "new_text": "BETA",
+			"expected_hash": hashOf(body)}, 4, 1, true},
+		{fmt.Sprintf("search_files through a mount over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma", "path": "/s3"}, objects + 1 + 2, objects + 1, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,7 +151,13 @@ func TestS3RequestBudgets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := tools.New(f, tools.Options{})
+			var b backend.Backend = f
+			if c.mount {
+				if b, err = mounted.New(map[string]backend.Backend{"s3": f}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := tools.New(b, tools.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
