@@ -58,6 +58,10 @@ func codeSentinel(code string) error {
 		return backend.ErrIsDir
 	case "KeyTooLongError":
 		return backend.ErrNameTooLong
+	case "InsufficientStorage", "XMinioStorageFull", "QuotaExceeded":
+		// A full disk (versitygw, MinIO) or a reached quota (Ceph RGW):
+		// nothing the caller does to the path helps.
+		return backend.ErrNoSpace
 	}
 	return nil
 }
@@ -71,14 +75,17 @@ func statusSentinel(status int) error {
 		return fs.ErrPermission
 	case http.StatusPreconditionFailed:
 		return backend.ErrPrecondition
+	case http.StatusInsufficientStorage:
+		return backend.ErrNoSpace
 	}
 	return nil
 }
 
 // mapError turns an SDK error into one that matches the backend
 // sentinels with errors.Is: missing keys fs.ErrNotExist, refusals
-// fs.ErrPermission, failed conditions backend.ErrPrecondition, and a
-// cancelled or expired context the context's error.
+// fs.ErrPermission, failed conditions backend.ErrPrecondition, full
+// storage backend.ErrNoSpace, and a cancelled or expired context the
+// context's error.
 func mapError(err error) error {
 	if err == nil {
 		return nil

@@ -2,9 +2,13 @@ package s3adapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +18,7 @@ import (
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance/containers"
 	"github.com/fencefs/fencefs/s3adapter"
+	"github.com/fencefs/fencefs/tools"
 )
 
 // hookClient calls onRequest before sending each request.
@@ -228,4 +233,36 @@ func TestFaults(t *testing.T) {
 		}
 		wantState(t, srv, f, containers.DefaultS3Bucket, "killed-mp/", "old")
 	})
+}
+
+// TestNoSpace fills a server whose storage is a 1 MiB tmpfs: the write
+// fails with backend.ErrNoSpace, which tools treat as fatal, leaves no
+// object behind, and write_file says that no space is left.
+func TestNoSpace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: the test starts a server of its own")
+	}
+	ctx := t.Context()
+	containers.RequireImage(t, containers.S3Image())
+	srv := containers.StartS3With(ctx, t, containers.S3Config{DataBytes: 1 << 20})
+	f := srv.Open(t, srv.Config(containers.DefaultS3Bucket, ""))
+	err := backend.WriteFile(ctx, f, "big", make([]byte, 2<<20), backend.WriteOptions{})
+	if !errors.Is(err, backend.ErrNoSpace) {
+		t.Fatalf("writing 2 MiB onto 1 MiB: %v, want backend.ErrNoSpace", err)
+	}
+	if _, err := f.Stat(ctx, "big"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(big) after the failed write: %v, want fs.ErrNotExist", err)
+	}
+	s, err := tools.New(f, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat("x", 2<<20)})
+	out, err := s.Call(ctx, "write_file", args)
+	if msg := fmt.Sprint(out, err); !strings.Contains(msg, "no space is left on the storage") {
+		t.Errorf("write_file onto a full server = %q, %v; want it to say no space is left", out, err)
+	}
+	if _, err := f.Stat(ctx, "big.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(big.txt) after the failed write_file: %v, want fs.ErrNotExist", err)
+	}
 }

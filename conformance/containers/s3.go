@@ -39,6 +39,9 @@ type S3Config struct {
 	// so that objects survive a kill and a restart; Terminate removes
 	// the volume.
 	Persist bool
+	// DataBytes, when not 0, makes the server's storage a tmpfs of that
+	// size, so that a test can fill it.
+	DataBytes int64
 }
 
 // S3Server is a running S3 server (versitygw over a POSIX directory) in a
@@ -83,6 +86,9 @@ func StartS3ServerWith(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	}
 	if cfg.HostPort != 0 {
 		opts = append(opts, WithFixedPort(s3Port, cfg.HostPort))
+	}
+	if cfg.DataBytes != 0 {
+		opts = append(opts, testcontainers.WithTmpfs(map[string]string{"/data": fmt.Sprintf("size=%d", cfg.DataBytes)}))
 	}
 	s := &S3Server{AccessKey: s3AccessKey, SecretKey: s3SecretKey, Region: s3Region}
 	if cfg.Persist {
