@@ -30,6 +30,13 @@ type sessionLimit struct {
 	ended map[string]chan struct{}
 }
 
+// count returns the number of open sessions.
+func (l *sessionLimit) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open
+}
+
 func (l *sessionLimit) acquire() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -20,6 +20,8 @@ type metrics struct {
 	calls    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	refusals *prometheus.CounterVec
+	storage  *prometheus.CounterVec
+	inFlight prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -31,10 +33,19 @@ func newMetrics() *metrics {
 			Help: "Duration of tool calls.", Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}, []string{"tool"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_quota_refusals_total",
 			Help: "Calls refused by a quota or rate limit, by limit."}, []string{"limit"}),
+		storage: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_storage_requests_total",
+			Help: "Requests to S3 storage by mount and S3 operation, each attempt counted."}, []string{"mount", "operation"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "fencefs_http_requests_in_flight",
+			Help: "MCP requests over HTTP being answered (event streams included)."}),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.refusals,
+	m.reg.MustRegister(m.calls, m.latency, m.refusals, m.storage, m.inFlight,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
+}
+
+// gauge registers a gauge whose value fn reads at each scrape.
+func (m *metrics) gauge(name, help string, fn func() float64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
 // handler serves the metrics at /metrics.

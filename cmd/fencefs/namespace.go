@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/fencefs/fencefs/backend"
@@ -38,6 +37,9 @@ type namespace struct {
 	closers []io.Closer
 	// children are the mounts' backends by name; nil for a root.
 	children map[string]backend.Backend
+	// storage is shared with the other namespaces of the server; nil
+	// when the namespace has its own.
+	storage *storage
 	// counted names the mounts whose files count against a quota: the
 	// writable ones, less those every tenant shares (tenantServers).
 	counted map[string]bool
@@ -88,7 +90,13 @@ func (n *namespace) Close() error {
 // openNamespace opens the storage the settings describe (the root, or the
 // mounts) and builds the tools over it. Errors name the setting at fault.
 func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger) (*namespace, error) {
-	n := &namespace{}
+	return openSharing(ctx, s, logger, nil)
+}
+
+// openSharing is openNamespace with the storage clients of st (nil: its
+// own).
+func openSharing(ctx context.Context, s *config.Settings, logger *slog.Logger, st *storage) (*namespace, error) {
+	n := &namespace{storage: st}
 	b, err := n.open(ctx, s, logger)
 	n.b = b
 	if err == nil {
@@ -172,7 +180,7 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 	n.children, n.counted = children, map[string]bool{}
 	for _, m := range s.Mounts {
 		timeout := cmp.Or(m.Spec.Timeout, s.StorageTimeout)
-		b, err := n.openMount(ctx, m.Spec, timeout)
+		b, err := n.openMount(ctx, m.Name, m.Spec, timeout)
 		if err != nil {
 			return nil, mountErr(ctx, m, timeout, err)
 		}
@@ -200,7 +208,8 @@ func mountErr(ctx context.Context, m config.Mount, timeout time.Duration, err er
 // openMount opens the backend of one mount spec. Network storage is
 // checked at once, within timeout, and each of its requests later gets
 // timeout too.
-func (n *namespace) openMount(ctx context.Context, m config.MountSpec, timeout time.Duration) (backend.Backend, error) {
+// The S3 client comes from n.storage when the server shares them.
+func (n *namespace) openMount(ctx context.Context, name string, m config.MountSpec, timeout time.Duration) (backend.Backend, error) {
 	if m.Kind != config.KindLocal {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -215,16 +224,19 @@ func (n *namespace) openMount(ctx context.Context, m config.MountSpec, timeout t
 		n.closers = append(n.closers, fs)
 		return fs, nil
 	case config.KindS3:
+		client, err := n.storage.s3Client(ctx, name, m.S3, timeout)
+		if err != nil {
+			return nil, err
+		}
 		return s3adapter.Open(ctx, s3adapter.Config{
-			Bucket:    m.S3.Bucket,
-			Prefix:    m.S3.Prefix,
-			Endpoint:  m.S3.Endpoint,
-			Region:    m.S3.Region,
-			PathStyle: m.S3.PathStyle,
-			Options:   s3adapter.Options{ReadOnly: m.ReadOnly},
-			ClientOptions: []func(*s3.Options){func(o *s3.Options) {
-				o.HTTPClient = storageHTTPClient(timeout)
-			}},
+			Bucket:        m.S3.Bucket,
+			Prefix:        m.S3.Prefix,
+			Endpoint:      m.S3.Endpoint,
+			Region:        m.S3.Region,
+			PathStyle:     m.S3.PathStyle,
+			Options:       s3adapter.Options{ReadOnly: m.ReadOnly},
+			ClientOptions: n.storage.clientOptions(name, timeout),
+			Client:        client,
 		})
 	case config.KindSFTP:
 		cfg, err := sftpConfig(m.SFTP)

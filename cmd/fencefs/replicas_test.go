@@ -106,6 +106,26 @@ func TestReplicasOverS3(t *testing.T) {
 		return m[1], text
 	}
 
+	t.Run("metrics", func(t *testing.T) {
+		// Three tenants' writes through replica 0 went out over one
+		// shared client, counted under their mount and S3 operation.
+		resp, err := http.Get(strings.TrimSuffix(replicas[0].url, "/mcp") + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		put := regexp.MustCompile(`(?m)^fencefs_storage_requests_total\{mount="ws",operation="PutObject"\} ([0-9]+)$`).FindSubmatch(body)
+		if put == nil || string(put[1]) == "0" {
+			t.Errorf("/metrics counts no PutObject of mount ws:\n%s", body)
+		}
+		for _, want := range []string{"fencefs_open_sessions 0", "fencefs_ripgrep_running 0", "fencefs_http_requests_in_flight "} {
+			if !strings.Contains(string(body), want) {
+				t.Errorf("/metrics has no %q", want)
+			}
+		}
+	})
+
 	t.Run("compare-and-swap", func(t *testing.T) {
 		const writers, rounds = 50, 20
 		tok := iss.sign(t, claims{sub: "t1"}, nil)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/fencefs/fencefs/audit"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
@@ -133,6 +134,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 		ready   func(context.Context) error
 	)
 	hooks := callHooks{audit: auditLog, metrics: newMetrics()}
+	st := newStorage(hooks.metrics.storage)
 	if len(s.TenantMounts) > 0 {
 		build := func(set *tools.Set, ts *config.Settings, probe *tools.Tool, changes *mcpserver.Changes) *mcp.Server {
 			h := hooks
@@ -142,7 +144,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 		if len(s.Skills) > 0 {
 			return errors.New("--skills: not yet served with --tenant-mount")
 		}
-		tenants, err = tenantServers(s, logger, build)
+		tenants, err = tenantServers(s, logger, build, st)
 		if err != nil {
 			return err
 		}
@@ -159,7 +161,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 			return err
 		}
 	} else {
-		ns, err := openNamespace(ctx, s, logger)
+		ns, err := openSharing(ctx, s, logger, st)
 		if err != nil {
 			return err
 		}
@@ -343,10 +345,21 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, t
 	mux := http.NewServeMux()
 	health(mux, ready)
 	mux.Handle("GET /metrics", m.handler())
+	var limit *sessionLimit
 	if s.Stateful {
-		limit := &sessionLimit{max: s.MaxSessions, logger: logger}
+		limit = &sessionLimit{max: s.MaxSessions, logger: logger}
 		handler = limit.handler(handler)
 	}
+	m.gauge("fencefs_open_sessions", "Open MCP sessions (--stateful; stateless HTTP keeps none).", func() float64 {
+		if limit == nil {
+			return 0
+		}
+		return float64(limit.count())
+	})
+	m.gauge("fencefs_ripgrep_running", "ripgrep processes running (the server runs at most one per CPU at once).", func() float64 {
+		return float64(s.RipgrepSlots.Running())
+	})
+	handler = promhttp.InstrumentHandlerInFlight(m.inFlight, handler)
 	if tenants != nil {
 		handler = tenant.WithValue(tenants, handler)
 	}

@@ -235,8 +235,9 @@ func checkListenAddr(addr net.Addr, s *config.Settings) error {
 }
 
 // tenantServers opens each tenant's namespace from the --tenant-mount
-// templates on its first request, and keeps the most recent ones open.
-func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder) (*tenant.Cache[tenant.ID, *servers], error) {
+// templates on its first request, and keeps the most recent ones open;
+// their S3 clients come from st, shared between tenants.
+func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder, st *storage) (*tenant.Cache[tenant.ID, *servers], error) {
 	type tmpl struct {
 		name string
 		t    tenant.Template
@@ -274,7 +275,7 @@ func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder)
 				ts.Mounts = append(ts.Mounts, config.Mount{Name: tm.name, Spec: ms})
 			}
 			slices.SortFunc(ts.Mounts, func(a, b config.Mount) int { return strings.Compare(a.Name, b.Name) })
-			ns, err := openNamespace(ctx, &ts, logger.With("tenant", string(id)))
+			ns, err := openSharing(ctx, &ts, logger.With("tenant", string(id)), st)
 			if err != nil {
 				logger.Error("opening a tenant's namespace", "tenant", string(id), "error", err)
 				return nil, errors.New("its storage could not be opened")

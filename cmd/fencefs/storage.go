@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	smithymiddleware "github.com/aws/smithy-go/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/s3adapter"
+	"github.com/fencefs/fencefs/tenant"
+)
+
+// storage is what the namespaces of one server share: the S3 clients,
+// one per mount name and endpoint for every tenant (its connection pool
+// with it), and the count of storage requests for /metrics.
+type storage struct {
+	// requests counts S3 requests by mount and operation; nil counts
+	// nothing.
+	requests *prometheus.CounterVec
+	clients  *tenant.Cache[s3ClientKey, *s3.Client]
+}
+
+// s3ClientKey is what an S3 client is made of. Credentials come from the
+// process's environment, the same for every mount; the mount's name is
+// part of the key so that the client's requests are counted under it.
+type s3ClientKey struct {
+	mount, endpoint, region string
+	pathStyle               bool
+	timeout                 time.Duration
+}
+
+// s3Clients bounds the clients kept: one per (mount, endpoint, region),
+// so a handful unless tenants' templates name many endpoints. An evicted
+// client stays in use by the backends that hold it.
+const s3Clients = 64
+
+func newStorage(requests *prometheus.CounterVec) *storage {
+	st := &storage{requests: requests}
+	st.clients, _ = tenant.NewCache(tenant.CacheOptions[s3ClientKey, *s3.Client]{ // Size is valid: no error
+		Size: s3Clients,
+		Build: func(ctx context.Context, k s3ClientKey) (*s3.Client, error) {
+			return s3adapter.NewClient(ctx, s3adapter.Config{
+				Endpoint:      k.endpoint,
+				Region:        k.region,
+				PathStyle:     k.pathStyle,
+				ClientOptions: st.clientOptions(k.mount, k.timeout),
+			})
+		},
+	})
+	return st
+}
+
+// s3Client returns the shared client of the S3 mount named mount, or nil
+// when st is nil (each backend then builds its own).
+func (st *storage) s3Client(ctx context.Context, mount string, spec config.S3Spec, timeout time.Duration) (*s3.Client, error) {
+	if st == nil {
+		return nil, nil
+	}
+	c, release, err := st.clients.Get(ctx, s3ClientKey{mount, spec.Endpoint, spec.Region, spec.PathStyle, timeout})
+	if err != nil {
+		return nil, err
+	}
+	release() // a client needs no closing: the cache may drop it any time
+	return c, nil
+}
+
+// clientOptions are the options of the S3 clients of mount: requests
+// bounded by timeout, and counted.
+func (st *storage) clientOptions(mount string, timeout time.Duration) []func(*s3.Options) {
+	return []func(*s3.Options){func(o *s3.Options) {
+		o.HTTPClient = storageHTTPClient(timeout)
+		if st != nil && st.requests != nil {
+			o.APIOptions = append(o.APIOptions, st.countRequests(mount))
+		}
+	}}
+}
+
+// countRequests adds to a client's stack a step that counts each attempt
+// of a request (retries included) by mount and S3 operation.
+func (st *storage) countRequests(mount string) func(*smithymiddleware.Stack) error {
+	return func(stack *smithymiddleware.Stack) error {
+		return stack.Finalize.Add(smithymiddleware.FinalizeMiddlewareFunc("fencefsStorageRequests",
+			func(ctx context.Context, in smithymiddleware.FinalizeInput, next smithymiddleware.FinalizeHandler) (smithymiddleware.FinalizeOutput, smithymiddleware.Metadata, error) {
+				st.requests.WithLabelValues(mount, awsmiddleware.GetOperationName(ctx)).Inc()
+				return next.HandleFinalize(ctx, in)
+			}), smithymiddleware.After)
+	}
+}
