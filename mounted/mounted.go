@@ -34,9 +34,8 @@ type FS struct {
 }
 
 // New returns the namespace of mounts. The map is copied, so later changes
-// to it have no effect. Every name must be a single canonical path
-// component (see backend.ValidPath; no "/", not ".") and every backend
-// non-nil.
+// to it have no effect. Every name must pass [CheckName] and every backend
+// be non-nil.
 func New(mounts map[string]backend.Backend) (*FS, error) {
 	m := &FS{mounts: make(map[string]backend.Backend, len(mounts))}
 	for name := range mounts {
@@ -44,8 +43,8 @@ func New(mounts map[string]backend.Backend) (*FS, error) {
 	}
 	slices.Sort(m.names)
 	for _, name := range m.names {
-		if !validName(name) {
-			return nil, fmt.Errorf("mounted: invalid mount name %q: not a single canonical path component", name)
+		if err := CheckName(name); err != nil {
+			return nil, fmt.Errorf("mounted: mount %q: %w", name, err)
 		}
 		if mounts[name] == nil {
 			return nil, fmt.Errorf("mounted: mount %q has a nil backend", name)
@@ -55,9 +54,24 @@ func New(mounts map[string]backend.Backend) (*FS, error) {
 	return m, nil
 }
 
-// validName reports whether name can name a mount.
-func validName(name string) bool {
-	return name != "." && !strings.Contains(name, "/") && backend.ValidPath(name)
+// MaxNameBytes bounds a mount's name, which the model writes at the start
+// of every path.
+const MaxNameBytes = 64
+
+// CheckName returns an error saying what a mount name must be unless name
+// is 1 to MaxNameBytes ASCII letters, digits, '-', '_' and '.', and
+// neither "." nor "..": a name the model can type, that no listing line
+// or path can be forged with.
+func CheckName(name string) error {
+	ok := name != "" && len(name) <= MaxNameBytes && name != "." && name != ".."
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	}
+	if !ok {
+		return fmt.Errorf("the name must be 1 to %d ASCII letters, digits, '-', '_' and '.', and not . or ..", MaxNameBytes)
+	}
+	return nil
 }
 
 // Mounts returns the mount names, sorted.

@@ -3,6 +3,7 @@ package mounted_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"reflect"
@@ -76,15 +77,19 @@ func newNamespace(t testing.TB) (*mounted.FS, children) {
 
 func TestNewValidatesNames(t *testing.T) {
 	b := memBackend(t, nil)
-	bad := []string{"", ".", "..", "a/b", "/a", "a/", "~", "~x", "C:", "c:x", `a\b`, "a\x00", "\xff"}
+	bad := []string{"", ".", "..", "a/b", "/a", "a/", "~", "~x", "C:", "c:x", `a\b`, "a\x00", "\xff",
+		"ab:c", "with space", "ü", "a~", "new\nline", "tab\t", strings.Repeat("n", mounted.MaxNameBytes+1), "a*", "a%2f"}
 	for _, name := range bad {
 		if m, err := mounted.New(map[string]backend.Backend{name: b}); err == nil {
 			t.Errorf("New with mount name %q = %v, want an error", name, m.Mounts())
-		} else if !strings.Contains(err.Error(), "invalid mount name") {
-			t.Errorf("New with mount name %q: error %q does not explain", name, err)
+		} else if want := fmt.Sprintf("mounted: mount %q: the name must be 1 to 64 ASCII letters, digits, '-', '_' and '.', and not . or ..", name); err.Error() != want {
+			t.Errorf("New with mount name %q: error %q, want %q", name, err, want)
+		}
+		if err := mounted.CheckName(name); err == nil {
+			t.Errorf("CheckName(%q) accepted it", name)
 		}
 	}
-	good := []string{"ws", ".hidden", "ab:c", "with space", "ü", "a~"}
+	good := []string{"ws", ".hidden", "a.b", "A-Z_09", "...", strings.Repeat("n", mounted.MaxNameBytes)}
 	for _, name := range good {
 		if _, err := mounted.New(map[string]backend.Backend{name: b}); err != nil {
 			t.Errorf("New with mount name %q: %v", name, err)

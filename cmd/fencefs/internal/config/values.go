@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencefs/fencefs/mounted"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
@@ -247,23 +248,12 @@ func (v mountsValue) add(name, spec string) error {
 	return nil
 }
 
-// maxMountName bounds a mount's name, which the model writes at the start
-// of every path.
-const maxMountName = 64
+// maxMountName bounds a mount's name (see mounted.CheckName).
+const maxMountName = mounted.MaxNameBytes
 
-// validMountName reports whether name is what the mount name rule says:
-// ASCII letters, digits, '-', '_' and '.', neither "." nor "..".
-func validMountName(name string) bool {
-	if name == "" || len(name) > maxMountName || name == "." || name == ".." {
-		return false
-	}
-	for _, c := range []byte(name) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
+// validMountName reports whether name is what the mount name rule says;
+// the library's namespace applies the same rule.
+func validMountName(name string) bool { return mounted.CheckName(name) == nil }
 
 // addFromFile adds a mount of the config file in base's directory: its
 // relative host paths (a local directory, an SFTP key or known_hosts
