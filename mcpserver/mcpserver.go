@@ -169,6 +169,11 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 				}
 			}
 		}
+		_, data := outputSchemas[t.Name]
+		var sh shape
+		if data {
+			ctx = sh.listen(ctx)
+		}
 		ctx, stop := h.reportProgress(ctx, req, t.Name)
 		text, err := t.Call(ctx, req.Params.Arguments)
 		stop()
@@ -176,8 +181,8 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 		if !res.IsError {
 			if rec != nil {
 				res.StructuredContent = rec.result()
-			} else if _, ok := outputSchemas[t.Name]; ok {
-				res.StructuredContent = structuredResult(t.Name, text)
+			} else if data {
+				res.StructuredContent = structuredResult(t.Name, text, sh)
 			}
 		}
 		return res, nil

@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fencefs/fencefs/tools"
 )
 
 // The read-side tools' structured content is read back from the text
@@ -12,6 +15,11 @@ import (
 // model sees stays exactly the contract's and the data cannot drift from
 // it. Names with control characters never reach a result, so a line is
 // always one entry; notices are the bracketed lines after the entries.
+// What the tool tells while it runs (its shape) makes the split exact:
+// how many lines are entries, and where each search line's path ends.
+// Without it (a text alone, as the fuzz target gives), the entries end at
+// the trailing bracketed lines and a search line's path at its first
+// ":<digits>:".
 
 // outputSchemas are the structured results of the read-side tools, by
 // tool name.
@@ -44,15 +52,46 @@ var matchesSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"context":{"type":"boolean","description":"A context line around a match rather than a match."}},"required":["path","line","text"]}},` +
 	noticesProps + `},"required":["matches","truncated"]}`)
 
+// shape is what a read-side tool told of its text while it ran.
+type shape struct {
+	// entries is how many lines lead the text as its entries (a listing's
+	// or a find's); -1 when the tool did not say.
+	entries int
+	// pathLens, when set, holds the length of each search line's path.
+	pathLens []int
+	exact    bool
+}
+
+// listen returns ctx under which the call tells sh its shape.
+func (sh *shape) listen(ctx context.Context) context.Context {
+	sh.entries = -1
+	ctx = tools.WithEventListener(ctx, func(_ context.Context, ev tools.Event) {
+		switch e := ev.(type) {
+		case tools.DirectoryListed:
+			sh.entries = e.EntryCount
+		case tools.FilesSearched:
+			if e.Search == "find" {
+				sh.entries = e.MatchCount
+			}
+		}
+	})
+	return tools.WithPrintedPaths(ctx, func(pathLens []int) { sh.pathLens, sh.exact = pathLens, true })
+}
+
 // structuredResult returns the structured content of tool's text result,
 // or nil for a tool without an output schema.
-func structuredResult(tool, text string) any {
+func structuredResult(tool, text string, sh shape) any {
 	switch tool {
 	case "list_directory":
-		return parseListing(text)
+		return parseListing(text, sh.entries)
 	case "find_files", "list_files":
-		return parsePaths(text)
+		return parsePaths(text, sh.entries)
 	case "search_files", "grep":
+		if sh.exact {
+			if m, ok := exactMatches(text, sh.pathLens); ok {
+				return m
+			}
+		}
 		return parseMatches(text)
 	case "file_info":
 		return parseInfo(text)
@@ -108,25 +147,33 @@ type Info struct {
 }
 
 // splitNotices parses the lines of a walker's text: the entries, then
-// the bracketed notices and cap line at the end.
-func splitNotices(text string) (lines, notices []string, truncated bool) {
+// the bracketed notices and cap line at the end. entries, when not -1, is
+// how many lines are entries; the other lines are then notices (a line
+// that is not bracketed, such as "(empty directory)", is neither).
+func splitNotices(text string, entries int) (lines, notices []string, truncated bool) {
 	lines = strings.Split(text, "\n")
 	end := len(lines)
-	for end > 0 && strings.HasPrefix(lines[end-1], "[") && strings.HasSuffix(lines[end-1], "]") {
-		end--
+	bracketed := func(l string) bool { return strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") }
+	if entries >= 0 && entries <= len(lines) {
+		end = entries
+	} else {
+		for end > 0 && bracketed(lines[end-1]) {
+			end--
+		}
 	}
 	for _, n := range lines[end:] {
-		if strings.HasPrefix(n, "[... truncated at ") {
+		switch {
+		case strings.HasPrefix(n, "[... truncated at "):
 			truncated = true
-			continue
+		case bracketed(n):
+			notices = append(notices, n)
 		}
-		notices = append(notices, n)
 	}
 	return lines[:end], notices, truncated
 }
 
-func parseListing(text string) Listing {
-	lines, notices, truncated := splitNotices(text)
+func parseListing(text string, entries int) Listing {
+	lines, notices, truncated := splitNotices(text, entries)
 	l := Listing{Entries: []Entry{}, Truncated: truncated, Notices: notices}
 	for _, line := range lines {
 		switch {
@@ -148,8 +195,8 @@ func parseListing(text string) Listing {
 	return l
 }
 
-func parsePaths(text string) Paths {
-	lines, notices, truncated := splitNotices(text)
+func parsePaths(text string, entries int) Paths {
+	lines, notices, truncated := splitNotices(text, entries)
 	p := Paths{Paths: []string{}, Truncated: truncated, Notices: notices}
 	for _, line := range lines {
 		if line != "" && line != "No matches found." && line != "No files found." {
@@ -164,8 +211,43 @@ func parsePaths(text string) Paths {
 // followed by a line number, as no tool path ends in ":<digits>".
 var matchLine = regexp.MustCompile(`^(.*?)([:-])([0-9]+)([:-])(.*)$`)
 
+// exactMatches splits a search's text with the length of each line's
+// path, as the tool printed it; ok is false when the lengths do not fit
+// the text.
+func exactMatches(text string, pathLens []int) (_ Matches, ok bool) {
+	m := Matches{Matches: []Match{}}
+	lines := strings.Split(text, "\n")
+	i := 0
+	for _, pl := range pathLens {
+		for i < len(lines) && lines[i] == "--" {
+			i++ // the separator between groups of lines
+		}
+		if i == len(lines) || pl <= 0 || pl >= len(lines[i]) {
+			return Matches{}, false
+		}
+		line := lines[i]
+		i++
+		sep := line[pl]
+		digits, rest, found := strings.Cut(line[pl+1:], string(sep))
+		n, err := strconv.Atoi(digits)
+		if (sep != ':' && sep != '-') || !found || err != nil {
+			return Matches{}, false
+		}
+		m.Matches = append(m.Matches, Match{Path: line[:pl], Line: n, Text: rest, Context: sep == '-'})
+	}
+	for _, n := range lines[i:] {
+		switch {
+		case strings.HasPrefix(n, "[... truncated at "):
+			m.Truncated = true
+		case strings.HasPrefix(n, "[") && strings.HasSuffix(n, "]"):
+			m.Notices = append(m.Notices, n)
+		}
+	}
+	return m, true
+}
+
 func parseMatches(text string) Matches {
-	lines, notices, truncated := splitNotices(text)
+	lines, notices, truncated := splitNotices(text, -1)
 	m := Matches{Matches: []Match{}, Truncated: truncated, Notices: notices}
 	for _, line := range lines {
 		g := matchLine.FindStringSubmatch(line)

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
 
 // callListenersKey keys the per-call listeners in a context.
@@ -16,6 +18,7 @@ type callListeners struct {
 	change func(context.Context, *ChangeRequest) error
 	event  func(context.Context, Event)
 	walked *atomic.Int64
+	lines  func(pathLens []int)
 }
 
 // WithChangeListener returns a copy of ctx under which every tool call
@@ -45,6 +48,35 @@ func WithWalkCounter(ctx context.Context, n *atomic.Int64) context.Context {
 	l := listenersOf(ctx)
 	l.walked = n
 	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// WithPrintedPaths returns a copy of ctx under which search_files and
+// grep give fn, before they return their text, the byte length of the
+// path that starts each of its match and context lines, in order ("--"
+// separators are not lines), so that a caller can split the lines exactly
+// although a path may itself hold ":12:".
+func WithPrintedPaths(ctx context.Context, fn func(pathLens []int)) context.Context {
+	l := listenersOf(ctx)
+	l.lines = fn
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// newPrinter returns the printer of a search under ctx, recording its
+// paths when the call's caller asked for them.
+func newPrinter(ctx context.Context, maxLines int, separators bool) *textsearch.Printer {
+	pr := textsearch.NewPrinter(maxLines, separators)
+	if listenersOf(ctx).lines != nil {
+		pr.RecordPaths()
+	}
+	return pr
+}
+
+// reportPrinted gives the caller of ctx the paths' lengths of pr, the
+// printer whose text the search returns.
+func reportPrinted(ctx context.Context, pr *textsearch.Printer) {
+	if fn := listenersOf(ctx).lines; fn != nil {
+		fn(pr.PathLens())
+	}
 }
 
 func listenersOf(ctx context.Context) callListeners {

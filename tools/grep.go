@@ -70,7 +70,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 	}
 	f := s.newWalkFilter(root)
 	f.relevant = q.sel.mayKeep
-	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
+	pr := newPrinter(ctx, s.opts.MaxSearchResults, q.context > 0)
 	if info.IsDir() || s.fileRootVisible(root, info) {
 		err = s.grepFiles(ctx, f, q, info, pr)
 		if errors.Is(err, rg.ErrOutOfMemory) || errors.Is(err, rg.ErrNotInstalled) {
@@ -80,7 +80,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 			// again.
 			f = s.newWalkFilter(root)
 			f.relevant = q.sel.mayKeep
-			pr = textsearch.NewPrinter(s.opts.MaxSearchResults, q.context > 0)
+			pr = newPrinter(ctx, s.opts.MaxSearchResults, q.context > 0)
 			err = s.builtinGrep(ctx, f, q, info, pr)
 		}
 	}
@@ -92,6 +92,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 		capMarker = fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxSearchResults, "line", "lines"))
 	}
 	s.emit(ctx, FilesSearched{Path: s.canonical(root.resolved), Pattern: q.pattern, Search: "grep", MatchCount: pr.Matches(), Truncated: pr.Truncated()})
+	reportPrinted(ctx, pr)
 	var lines []string
 	if out := pr.String(); out != "" {
 		lines = []string{out}

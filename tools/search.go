@@ -61,7 +61,7 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 			return isDir || policy.Match(*include, backend.Join(root.written, rel))
 		}
 	}
-	pr := textsearch.NewPrinter(s.opts.MaxSearchResults, false)
+	pr := newPrinter(ctx, s.opts.MaxSearchResults, false)
 	if info.IsDir() {
 		files := s.walkFiles(ctx, f, func(we walkEntry) bool {
 			return include == nil || *include == "" || policy.Match(*include, we.Name)
@@ -78,6 +78,7 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 		capMarker = fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxSearchResults, "match", "matches"))
 	}
 	s.emit(ctx, FilesSearched{Path: s.canonical(root.resolved), Pattern: pattern, Search: "grep", MatchCount: pr.Matches(), Truncated: pr.Truncated()})
+	reportPrinted(ctx, pr)
 	var lines []string
 	if out := pr.String(); out != "" {
 		lines = []string{out}

@@ -20,7 +20,21 @@ type Printer struct {
 	truncated  bool
 	lastPath   string
 	lastNumber int
+	// pathLens, when recording, holds the length of the path of each
+	// printed line.
+	pathLens  []int
+	recording bool
 }
+
+// RecordPaths makes the printer remember where the path of each line it
+// prints ends, for PathLens.
+func (p *Printer) RecordPaths() { p.recording = true; p.pathLens = []int{} }
+
+// PathLens returns, after RecordPaths, the byte length of the path that
+// starts each printed match or context line, in order: the one exact way
+// to split a line whose path itself holds ":12:". It is nil without
+// RecordPaths.
+func (p *Printer) PathLens() []int { return p.pathLens }
 
 // NewPrinter returns a printer that keeps at most maxLines match and
 // context lines ("--" separators are not counted); maxLines <= 0 means no
@@ -67,6 +81,9 @@ func (p *Printer) AddLine(path string, l Line) bool {
 	p.b.WriteByte(sep)
 	p.b.WriteString(l.Text)
 	p.lines++
+	if p.recording {
+		p.pathLens = append(p.pathLens, len(path))
+	}
 	p.lastPath, p.lastNumber = path, l.Number
 	return true
 }
