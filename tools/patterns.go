@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -37,6 +38,10 @@ func (s *Set) policyRules(opts Options) (*policy.Rules, error) {
 		l := &lists[i]
 		for _, p := range l.in {
 			n, err := s.normalizePattern(l.kind, p)
+			var pe *policy.PatternError
+			if errors.As(err, &pe) {
+				return nil, &optionPatternError{kind: l.kind, err: pe}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("tools: %w", err)
 			}
@@ -85,3 +90,25 @@ func (s *Set) normalizePattern(k policy.PatternKind, p string) (string, error) {
 		"starts with a mount name (%s); write '%s/%s' for one mount, or '*/%s' for every mount",
 		strings.Join(mounts, ", "), suggest, n, n)}
 }
+
+// optionPatternError is a refused pattern, worded with the option it came
+// from ("deny pattern 'x': ..."), as --deny, deny: in a config file and
+// Options.Denied all are, so that an operator reading it at start-up
+// knows which list to fix.
+type optionPatternError struct {
+	kind policy.PatternKind
+	err  *policy.PatternError
+}
+
+func (e *optionPatternError) Error() string {
+	option := "protect"
+	switch e.kind {
+	case policy.AllowedPattern:
+		option = "allow"
+	case policy.DeniedPattern:
+		option = "deny"
+	}
+	return "tools: " + option + " pattern '" + e.err.Pattern + "': " + e.err.Reason
+}
+
+func (e *optionPatternError) Unwrap() error { return e.err }

@@ -47,11 +47,11 @@ func TestPatternsInRootedNamespace(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{Options{Denied: []string{"private"}}, "tools: policy: invalid pattern 'private': it can match nothing: every path of this namespace starts with a mount name (docs, tenant, work); write 'docs/private' for one mount, or '*/private' for every mount"},
-		{Options{Protected: []string{"notes.md"}}, "invalid pattern 'notes.md': it can match nothing"},
-		{Options{Allowed: []string{"./src/"}}, "invalid pattern './src/': it can match nothing: every path of this namespace starts with a mount name (docs, tenant, work); write 'docs/src/**'"},
-		{Options{Denied: []string{"/tenant/../x"}}, "invalid pattern '/tenant/../x': a '..' component can match nothing"},
-		{Options{Denied: []string{"/"}}, "invalid pattern '/': it names the namespace root"},
+		{Options{Denied: []string{"private"}}, "tools: deny pattern 'private': it can match nothing: every path of this namespace starts with a mount name (docs, tenant, work); write 'docs/private' for one mount, or '*/private' for every mount"},
+		{Options{Protected: []string{"notes.md"}}, "tools: protect pattern 'notes.md': it can match nothing"},
+		{Options{Allowed: []string{"./src/"}}, "tools: allow pattern './src/': it can match nothing: every path of this namespace starts with a mount name (docs, tenant, work); write 'docs/src/**'"},
+		{Options{Denied: []string{"/tenant/../x"}}, "tools: deny pattern '/tenant/../x': a '..' component can match nothing"},
+		{Options{Denied: []string{"/"}}, "tools: deny pattern '/': it names the namespace root"},
 	}
 	for _, tt := range tests {
 		_, err := New(m, tt.opts)
