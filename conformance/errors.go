@@ -37,6 +37,11 @@ func (s *suite) testOpenReadMissing(t *testing.T) {
 			r.Close()
 		}
 		wantErr(t, fmt.Sprintf("OpenRead(%q)", e.p(name)), err, fs.ErrNotExist)
+		r, err = e.b.OpenRead(e.staleKnown(e.p(name), ""), e.p(name))
+		if err == nil {
+			r.Close()
+		}
+		wantErr(t, fmt.Sprintf("OpenRead(%q) claimed a known file", e.p(name)), err, fs.ErrNotExist)
 	}
 }
 
@@ -80,13 +85,15 @@ func (s *suite) testOpenReadDir(t *testing.T) {
 	e.requireArrange()
 	e.put("d/f", []byte("x"))
 	for _, name := range []string{e.p("d"), e.p("."), "."} {
-		r, err := e.b.OpenRead(e.ctx, name)
-		if err == nil {
-			r.Close()
-			t.Errorf("OpenRead(%q) of a directory succeeded", name)
-			continue
+		for _, ctx := range []context.Context{e.ctx, e.staleKnown(name, "")} {
+			r, err := e.b.OpenRead(ctx, name)
+			if err == nil {
+				r.Close()
+				t.Errorf("OpenRead(%q) of a directory succeeded", name)
+				continue
+			}
+			wantErr(t, fmt.Sprintf("OpenRead(%q)", name), err, backend.ErrIsDir)
 		}
-		wantErr(t, fmt.Sprintf("OpenRead(%q)", name), err, backend.ErrIsDir)
 	}
 }
 

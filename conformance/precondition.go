@@ -159,6 +159,10 @@ func (s *suite) testMatchVersionStale(t *testing.T) {
 	err := e.writeWith(w, e.p("f"), []byte("new"), backend.Precondition{MatchVersion: v})
 	wantErr(t, "write with a stale version", err, backend.ErrPrecondition)
 	e.wantContent(e.p("f"), []byte("changed meanwhile"))
+	// The caller's word that it just saw v changes nothing.
+	err = writeOnce(e.staleKnown(e.p("f"), v), w, e.p("f"), []byte("new"), backend.WriteOptions{Precondition: backend.Precondition{MatchVersion: v}})
+	wantErr(t, "write with a stale version claimed as known", err, backend.ErrPrecondition)
+	e.wantContent(e.p("f"), []byte("changed meanwhile"))
 }
 
 // requireAtomicPreconditions skips the test unless preconditions are

@@ -146,8 +146,14 @@ func (s *suite) testReplaceShorter(t *testing.T) {
 	e := s.setup(t)
 	e.writer()
 	e.put("f", bytes.Repeat([]byte("long old content\n"), 100))
+	old, _ := backend.Stat(e.ctx, e.b, e.p("f"))
 	e.put("f", []byte("short"))
 	e.wantContent(e.p("f"), []byte("short"))
+	// A caller's word that it just saw the old version is old news.
+	got, err := backend.ReadFile(e.staleKnown(e.p("f"), old.Version), e.b, e.p("f"))
+	if err != nil || string(got) != "short" {
+		t.Errorf("reading %q claimed as its old version = %s, %v; want the new content", e.p("f"), describe(got), err)
+	}
 }
 
 // testReplaceEmpty checks that a file can be truncated to nothing by a
