@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 
 	"github.com/fencefs/fencefs/backend"
@@ -40,7 +41,17 @@ func (s *Set) listDirectory(ctx context.Context, raw json.RawMessage) (string, e
 	}
 	backend.SortEntries(entries)
 	f := s.newWalkFilter(t)
-	var lines []string
+	// The lines are written into the result as they come: one string
+	// rather than one per entry and a join.
+	var b strings.Builder
+	b.Grow(32 * len(entries))
+	line := func(text string) {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(text)
+	}
+	shown := 0
 	truncated := false
 	for _, e := range entries {
 		we, show, _, err := f.check(ctx, backend.Join(t.resolved, e.Name), e)
@@ -50,34 +61,43 @@ func (s *Set) listDirectory(ctx context.Context, raw json.RawMessage) (string, e
 		if !show {
 			continue
 		}
-		if len(lines) == s.opts.MaxListResults {
+		if shown == s.opts.MaxListResults {
 			truncated = true
 			continue
 		}
-		lines = append(lines, s.listLine(we))
+		line(s.outputPath(we.Name))
+		s.writeListDetail(&b, we)
+		shown++
 	}
-	shown := len(lines)
 	if shown == 0 {
-		lines = append(lines, "(empty directory)")
+		line("(empty directory)")
 	}
 	if truncated {
-		lines = append(lines, fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxListResults, "entry", "entries")))
+		line(fmt.Sprintf("[... truncated at %s]", count(s.opts.MaxListResults, "entry", "entries")))
 	}
-	lines = append(lines, f.notices()...)
-	s.emit(ctx, DirectoryListed{Path: s.canonical(t.resolved), EntryCount: shown})
-	return strings.Join(lines, "\n"), nil
+	for _, n := range f.notices() {
+		line(n)
+	}
+	if s.listened(ctx) {
+		s.emit(ctx, DirectoryListed{Path: s.canonical(t.resolved), EntryCount: shown})
+	}
+	return b.String(), nil
 }
 
-// listLine renders one entry of list_directory.
-func (s *Set) listLine(we walkEntry) string {
-	name := s.outputPath(we.Name)
+// writeListDetail writes what follows an entry's name in list_directory:
+// "/" for a directory, else its size.
+func (s *Set) writeListDetail(b *strings.Builder, we walkEntry) {
 	switch {
 	case we.IsDir():
-		return name + "/"
+		b.WriteByte('/')
 	case we.Info.Size < 0:
-		return name + "  (size unknown)"
+		b.WriteString("  (size unknown)")
+	default:
+		var num [20]byte
+		b.WriteString("  (")
+		b.Write(strconv.AppendInt(num[:0], we.Info.Size, 10))
+		b.WriteString(plural(we.Info.Size, " byte)", " bytes)"))
 	}
-	return fmt.Sprintf("%s  (%d %s)", name, we.Info.Size, plural(we.Info.Size, "byte", "bytes"))
 }
 
 // listErr maps the errors of listing a directory.
