@@ -83,7 +83,7 @@ func audited(log *audit.Logger, t *tools.Tool, reads bool, next mcp.ToolHandler)
 			// answer is the one logged.
 			return res, err
 		}
-		rec := audit.Record{Time: start, Tool: t.Name, Outcome: audit.OutcomeOK, Duration: time.Since(start)}
+		rec := audit.Record{Time: start, RequestID: callInfoOf(ctx).requestID, Tool: t.Name, Outcome: audit.OutcomeOK, Duration: time.Since(start)}
 		if req.Extra != nil {
 			if id, idErr := tenant.FromTokenInfo(req.Extra.TokenInfo); idErr == nil {
 				rec.Tenant, rec.Subject = string(id.Tenant), id.Subject

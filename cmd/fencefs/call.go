@@ -25,7 +25,7 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		return exitFatal
 	}
 	name := rest[0]
-	logger := newLogger(stderr, s.LogLevel)
+	logger := newLogger(stderr, s.LogLevel, s.LogFormat)
 	ns, err := openNamespace(ctx, s, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)

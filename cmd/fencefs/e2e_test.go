@@ -408,7 +408,8 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	}
 }
 
-var urlPattern = regexp.MustCompile(`url=(https?://\S+/mcp)`)
+// urlPattern finds the endpoint in the log line of either format.
+var urlPattern = regexp.MustCompile(`url"?[=:]"?(https?://[^\s"]+/mcp)`)
 
 // httpServe is a running `fencefs serve --http`.
 type httpServe struct {

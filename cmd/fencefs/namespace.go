@@ -173,7 +173,7 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 			return nil, fmt.Errorf("--root: %w", err)
 		}
 		n.closers = append(n.closers, fs)
-		logger.Debug("opened root", "root", s.Root)
+		logger.DebugContext(ctx, "opened root", "root", s.Root)
 		return fs, nil
 	}
 	children := make(map[string]backend.Backend, len(s.Mounts))
@@ -190,7 +190,7 @@ func (n *namespace) open(ctx context.Context, s *config.Settings, logger *slog.L
 			n.counted[m.Name] = true
 		}
 		children[m.Name] = b
-		logger.Info("mounted", "name", "/"+m.Name, "spec", m.Spec.String())
+		logger.InfoContext(ctx, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
 	}
 	return mounted.New(children)
 }

@@ -42,7 +42,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		fmt.Fprintf(stderr, "fencefs: serve takes no arguments, got %q\n", rest)
 		return exitFatal
 	}
-	logger := newLogger(stderr, s.LogLevel)
+	logger := newLogger(stderr, s.LogLevel, s.LogFormat)
 	shareServerBounds(s)
 	auditLog, err := openAudit(s.Audit, stdout)
 	if err != nil {
@@ -202,10 +202,6 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 	}, tenants, a, ready, hooks.metrics, s, logger)
 }
 
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-}
-
 // callHooks are what every tool call passes through besides the tool: the
 // audit log, the tenant's quotas, and a file_info over the namespace for
 // the checks before a change (nil fields are left out).
@@ -241,7 +237,7 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 			}
 			th = limited(h.quotas, t, th)
 			th = audited(h.audit, t, s.AuditReads, th)
-			return h.metrics.measured(t, th)
+			return logged(h.metrics.measured(t, th))
 		},
 	})
 }
@@ -366,7 +362,7 @@ func serveHTTP(ctx context.Context, getServer func(*http.Request) *mcp.Server, t
 	if a != nil {
 		handler = a.handle(mux, handler, s, base)
 	}
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(handler))
+	mux.Handle("/mcp", withRequestID(http.NewCrossOriginProtection().Handler(handler)))
 	// Requests run under base, so that stopping also ends the long-lived
 	// event streams that would otherwise hold Shutdown until its timeout.
 	reqBase, stopRequests := context.WithCancel(context.WithoutCancel(ctx))

@@ -61,7 +61,7 @@ func listSkills(ctx context.Context, s *config.Settings, rest []string, stdout, 
 		fmt.Fprintln(stderr, "fencefs: skills: no skill roots given; add --skills ROOT (repeatable), or a skills list to the config file")
 		return exitFatal
 	}
-	ns, err := openNamespace(ctx, s, newLogger(stderr, s.LogLevel))
+	ns, err := openNamespace(ctx, s, newLogger(stderr, s.LogLevel, s.LogFormat))
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal

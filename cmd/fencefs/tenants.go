@@ -275,9 +275,11 @@ func tenantServers(s *config.Settings, logger *slog.Logger, build serverBuilder,
 				ts.Mounts = append(ts.Mounts, config.Mount{Name: tm.name, Spec: ms})
 			}
 			slices.SortFunc(ts.Mounts, func(a, b config.Mount) int { return strings.Compare(a.Name, b.Name) })
-			ns, err := openSharing(ctx, &ts, logger.With("tenant", string(id)), st)
+			// The tenant rides in the context, as in its calls' lines.
+			ctx = withCallInfo(ctx, callInfo{tenant: string(id)})
+			ns, err := openSharing(ctx, &ts, logger, st)
 			if err != nil {
-				logger.Error("opening a tenant's namespace", "tenant", string(id), "error", err)
+				logger.ErrorContext(ctx, "opening a tenant's namespace", "error", err)
 				return nil, errors.New("its storage could not be opened")
 			}
 			for _, tm := range templates {

@@ -30,7 +30,7 @@ func listTools(ctx context.Context, s *config.Settings, rest []string, stdout, s
 		fmt.Fprintf(stderr, "fencefs: tools takes no arguments, got %q\n", rest)
 		return exitFatal
 	}
-	ns, err := openNamespace(ctx, s, newLogger(stderr, s.LogLevel))
+	ns, err := openNamespace(ctx, s, newLogger(stderr, s.LogLevel, s.LogFormat))
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal

@@ -54,6 +54,8 @@ type Settings struct {
 	Mounts []Mount
 	// LogLevel is the lowest level logged to stderr.
 	LogLevel slog.Level
+	// LogFormat is "text" (key=value) or "json" (one object a line).
+	LogFormat string
 	// HTTP is the listen address of the streamable HTTP server (serve
 	// only); "" serves over stdio.
 	HTTP string
@@ -162,6 +164,7 @@ func Defaults() Settings {
 		MaxSearch:    tools.DefaultMaxResults,
 		MaxFind:      tools.DefaultMaxResults,
 		LogLevel:     slog.LevelInfo,
+		LogFormat:    "text",
 
 		CallTimeout:     tools.DefaultCallTimeout,
 		StorageTimeout:  DefaultStorageTimeout,
@@ -509,6 +512,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "max-request-bytes", arg: "N", usage: "refuse an HTTP request whose body is over N bytes with 413, so a write_file's content can be up to about N bytes (default 134217728: 128 MiB)", value: int64Value{&s.MaxRequestBytes}, only: []string{"serve"}},
 		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
+		{name: "log-format", arg: "FORMAT", usage: "text (key=value) or json (one JSON object a line, with tenant and request_id on every line of a call) (default text)", value: choiceValue{&s.LogFormat, []string{"text", "json"}}},
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
 		{name: "approve", arg: "WHAT", usage: "changes: show every change (write, edit, delete, move, copy, create_directory, apply_patch) with its diff to the user through the host (MCP elicitation), and make it only when the user accepts (default none)", value: choiceValue{&s.Approve, []string{"none", "changes"}}, only: []string{"serve"}},
 		{name: "approve-fallback", arg: "HOW", usage: "with --approve changes, a change asked by a client that cannot ask its user: refuse (an error result) or cancel (the result of a cancelled change); neither writes (default refuse)", value: choiceValue{&s.ApproveFallback, []string{"refuse", "cancel"}}, only: []string{"serve"}},
