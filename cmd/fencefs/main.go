@@ -52,9 +52,9 @@
 // text is the skill's instructions and the path of its files, which the
 // model then reads with the file tools, and as SEP-2640 skill://
 // resources whose files are read under the policy; the skills are found
-// at start-up and again every 30 seconds, and read afresh each time a
-// prompt is got. The skills are found on the storage directly, not
-// through --allow, --deny or --protect.
+// at start-up and again every --skills-refresh (30s), and read afresh
+// each time a prompt is got. The skills are found on the storage
+// directly, not through --allow, --deny or --protect.
 //
 // serve --approve changes asks the user, through the host's MCP
 // elicitation, before every change, and makes it only when the user
@@ -240,7 +240,7 @@ func usage(w io.Writer) {
 func commandUsage(cmd string, w io.Writer) {
 	synopsis := map[string]string{
 		"serve": "fencefs serve [flags]\n\nRuns an MCP server offering the file tools, over stdio or, with --http, streamable HTTP at /mcp.\n" +
-			"With --skills ROOT, the skills found there (at start-up, then every 30s) are offered as MCP prompts,\n" +
+			"With --skills ROOT, the skills found there (at start-up, then every --skills-refresh) are offered as MCP prompts,\n" +
 			"getting one gives the skill's instructions and the path of its files, and as skill:// resources\n" +
 			"(SEP-2640, files read under the policy). ROOT is a tool path from the namespace root (/NAME/...\n" +
 			"with mounts); skills are found directly, not through --allow/--deny/--protect.\n" +

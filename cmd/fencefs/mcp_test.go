@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -271,6 +272,114 @@ func assertSnapshot(t *testing.T, dir string, before map[string]string) {
 	for p := range after {
 		if _, ok := before[p]; !ok {
 			t.Errorf("%s appeared", p)
+		}
+	}
+}
+
+// TestServeMCPHostMore drives the rest of what `fencefs serve` offers a
+// host, over stdio: a dismissed approval and one answered after the file
+// changed leave the file as it is; a skill added on storage is found by
+// --skills-refresh and announced; path completion; a walk's progress
+// counts its entries; a search's structured content.
+func TestServeMCPHostMore(t *testing.T) {
+	t.Parallel()
+	f := mcpFixture(t)
+	ctx := t.Context()
+	cmd := exec.Command(binary, "serve", "--root", f.root, "--tools", allTools(), "--approve", "changes", "--skills", "skills", "--skills-refresh", "100ms")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	changed := make(chan string, 16)
+	progress := make(chan *mcp.ProgressNotificationParams, 64)
+	// answer is what the user does with the next approval.
+	answer := make(chan func() string, 1)
+	c := mcp.NewClient(&mcp.Implementation{Name: "fencefs-e2e-host", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: (<-answer)()}, nil
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- "resources" },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { changed <- "prompts" },
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			progress <- req.Params
+		},
+	})
+	if err := mcp.AddSendingCustomMethod[*skillsListParams, *skillsListResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * exitDeadline}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	// Approvals the user does not accept.
+	a := filepath.Join(f.root, "a.txt")
+	for _, tt := range []struct {
+		name, want, file string
+		answer           func() string
+	}{
+		{"dismissed", "['a.txt' was not written: the user dismissed the approval without accepting]", "hello\nworld\n", func() string { return "cancel" }},
+		{"changed while the user looked", "['a.txt' was not written: the file changed while the user was looking at the change, so the answer is not for this change. Re-read the file and retry]", "theirs\n",
+			func() string { writeFile(t, a, "theirs\n"); return "accept" }},
+	} {
+		answer <- tt.answer
+		if text := callOK(t, ctx, cs, "write_file", map[string]any{"path": "a.txt", "content": "mine\n"}); text != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, text, tt.want)
+		}
+		if got := readFile(t, a); got != tt.file {
+			t.Errorf("%s: a.txt holds %q, want %q", tt.name, got, tt.file)
+		}
+	}
+
+	// A skill added on storage.
+	writeFile(t, filepath.Join(f.root, "skills", "extra", "SKILL.md"), "---\nname: extra\ndescription: Added later.\n---\nBody.\n")
+	heard := map[string]bool{}
+	for !heard["resources"] || !heard["prompts"] {
+		select {
+		case what := <-changed:
+			heard[what] = true
+		case <-time.After(exitDeadline):
+			t.Fatalf("heard %v within %v of a new skill, want the resource and prompt lists changed\nstderr:\n%s", heard, exitDeadline, stderr.String())
+		}
+	}
+	list, err := mcp.CallCustomMethod[*skillsListParams, *skillsListResult](ctx, cs, "skills/list", &skillsListParams{})
+	if err != nil || len(list.Skills) != 2 || list.Skills[1].URI != "skill://extra/SKILL.md" {
+		t.Errorf("skills/list after the new skill: %+v, %v", list, err)
+	}
+
+	// Completion of a resource path.
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "fencefs:///{+path}"},
+		Argument: mcp.CompleteParamsArgument{Name: "path", Value: "sk"},
+	})
+	if err != nil || strings.Join(comp.Completion.Values, ",") != "skills/" {
+		t.Errorf("completion of sk: %+v, %v", comp, err)
+	}
+
+	// Progress of a walk, and its structured content. The walk visits
+	// a.txt, secret/, skills/, sub/, secret/k.txt, the two skills'
+	// directories and three files, and sub/b.go: 11 entries.
+	params := &mcp.CallToolParams{Name: "find_files", Arguments: map[string]any{"pattern": "**/*.md"}}
+	params.SetProgressToken("walk")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("find_files: %+v, %v", res, err)
+	}
+	var found struct {
+		Paths []string `json:"paths"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &found); err != nil || strings.Join(found.Paths, ",") != "skills/demo/SKILL.md,skills/demo/notes.md,skills/extra/SKILL.md" {
+		t.Errorf("find_files structured content %s (%v)", raw, err)
+	}
+	for last := -1.0; last != 11; {
+		select {
+		case p := <-progress:
+			if p.ProgressToken != "walk" || p.Progress <= last {
+				t.Fatalf("progress %+v after %v", p, last)
+			}
+			last = p.Progress
+		case <-time.After(exitDeadline):
+			t.Fatalf("the last progress was %v, want the 11 entries walked", last)
 		}
 	}
 }

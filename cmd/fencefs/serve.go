@@ -89,7 +89,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 
 // serverBuilderFor returns the builder of the MCP servers over ns: the
 // tools of a set, the files as resources, and the skills of --skills as
-// prompts and resources, found again on storage every 30 seconds until
+// prompts and resources, found again on storage every --skills-refresh until
 // ctx ends.
 func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, h callHooks, logger *slog.Logger) (serverBuilder, error) {
 	var src *mcpserver.SkillSource
@@ -110,7 +110,7 @@ func serverBuilderFor(ctx context.Context, ns *namespace, s *config.Settings, h 
 		if err != nil {
 			return nil, skillsSettingError(err)
 		}
-		go src.Run(ctx, 0)
+		go src.Run(ctx, s.SkillsRefresh)
 	}
 	return func(set *tools.Set, s *config.Settings, probe *tools.Tool, changes *mcpserver.Changes) *mcp.Server {
 		h := h

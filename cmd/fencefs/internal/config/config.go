@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/tenant"
@@ -86,6 +87,8 @@ type Settings struct {
 	// the skills command lists, in precedence order (serve and skills
 	// only). Each is written as a tool path from the namespace root.
 	Skills []string
+	// SkillsRefresh is how often serve finds the skills again.
+	SkillsRefresh time.Duration
 
 	// Auth is how HTTP callers are authenticated (serve --http only): ""
 	// (none; loopback only), "jwt" or "tokens".
@@ -174,6 +177,7 @@ func Defaults() Settings {
 		HTTPTimeout:     DefaultHTTPTimeout,
 		TenantCache:     DefaultTenantCache,
 
+		SkillsRefresh:   mcpserver.DefaultSkillsInterval,
 		Approve:         "none",
 		ApproveFallback: "refuse",
 	}
@@ -491,6 +495,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
 		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from; must exist (default: the root)", value: stringValue{&s.Cwd}},
 		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts and resources (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
+		{name: "skills-refresh", arg: "DURATION", usage: "find the skills again this often; clients are told when they changed (default 30s)", value: durationValue{&s.SkillsRefresh}, only: []string{"serve"}},
 		{name: "allow", arg: "PATTERN", usage: "allow only paths matching a pattern (repeatable; see fencefs help patterns)", value: list(&s.Allow, policy.AllowedPattern)},
 		{name: "deny", arg: "PATTERN", usage: "deny reading, listing and changing paths matching a pattern and everything below them (repeatable)", value: list(&s.Deny, policy.DeniedPattern)},
 		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only (still readable), in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
