@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
 // BenchmarkServeHTTPReadFile measures 16 concurrent SDK clients doing
@@ -34,10 +36,10 @@ func BenchmarkServeHTTPReadFile(b *testing.B) {
 			var h *httpServe
 			var token, path string
 			if mode == "jwt" {
-				iss := newIssuer(b)
-				token = iss.sign(b, claims{sub: "t1"}, nil)
-				h = startServe(b, "serve", "--http", "127.0.0.1:0", "--auth", "jwt", "--oidc-issuer", iss.url,
-					"--oidc-audience", iss.aud, "--tenant-mount", "ws=local:"+filepath.Join(base, "tenants", "{tenant}"))
+				iss := tenanttest.NewIssuer(b)
+				token = iss.Sign(b, tenanttest.Claims{Subject: "t1"})
+				h = startServe(b, "serve", "--http", "127.0.0.1:0", "--auth", "jwt", "--oidc-issuer", iss.URL,
+					"--oidc-audience", iss.Audience, "--tenant-mount", "ws=local:"+filepath.Join(base, "tenants", "{tenant}"))
 				path = "/ws/f.txt"
 			} else {
 				h = startServe(b, "serve", "--http", "127.0.0.1:0", "--root", dir)

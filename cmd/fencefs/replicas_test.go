@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/conformance/containers"
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
 // TestReplicasOverS3 runs three serve --http replicas (separate
@@ -26,19 +27,19 @@ func TestReplicasOverS3(t *testing.T) {
 	containers.SetTestcontainersDefaults()
 	ctx := t.Context()
 	srv := containers.StartS3(ctx, t)
-	iss := newIssuer(t)
+	iss := tenanttest.NewIssuer(t)
 	env := []string{"AWS_ACCESS_KEY_ID=" + srv.AccessKey, "AWS_SECRET_ACCESS_KEY=" + srv.SecretKey, "AWS_REGION=" + srv.Region}
 	mount := fmt.Sprintf("ws=s3://%s/tenants/{tenant}/ws?endpoint=%s&region=%s&path_style=1", containers.DefaultS3Bucket, srv.Endpoint, srv.Region)
 	dir := t.TempDir()
 	var replicas []*httpServe
 	for i := range 3 {
 		replicas = append(replicas, startServeEnv(t, env, "serve", "--http", "127.0.0.1:0", "--tools", allTools(),
-			"--auth", "jwt", "--oidc-issuer", iss.url, "--oidc-audience", iss.aud, "--tenant-mount", mount,
+			"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience, "--tenant-mount", mount,
 			"--audit", filepath.Join(dir, fmt.Sprintf("audit-%d.jsonl", i))))
 	}
 	sessions := map[string][]*mcp.ClientSession{}
 	for _, tn := range []string{"t1", "t2", "t10"} {
-		tok := iss.sign(t, claims{sub: tn}, nil)
+		tok := iss.Sign(t, tenanttest.Claims{Subject: tn})
 		for _, r := range replicas {
 			cs, err := connectAs(t, r.url, tok, "")
 			if err != nil {
@@ -128,7 +129,7 @@ func TestReplicasOverS3(t *testing.T) {
 
 	t.Run("compare-and-swap", func(t *testing.T) {
 		const writers, rounds = 50, 20
-		tok := iss.sign(t, claims{sub: "t1"}, nil)
+		tok := iss.Sign(t, tenanttest.Claims{Subject: "t1"})
 		var clients []*mcp.ClientSession
 		for w := range writers {
 			cs, err := connectAs(t, replicas[w%3].url, tok, "")
@@ -171,7 +172,7 @@ func TestReplicasOverS3(t *testing.T) {
 		callOK(t, ctx, sessions["t1"][0], "write_file", map[string]any{"path": "/ws/big.txt", "content": old})
 		sent := make(chan struct{})
 		var once sync.Once
-		tr := &mcp.StreamableClientTransport{Endpoint: replicas[2].url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bodySent{bearer{iss.sign(t, claims{sub: "t1"}, nil)}, func() { once.Do(func() { close(sent) }) }}}}
+		tr := &mcp.StreamableClientTransport{Endpoint: replicas[2].url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bodySent{bearer{iss.Sign(t, tenanttest.Claims{Subject: "t1"})}, func() { once.Do(func() { close(sent) }) }}}}
 		cs, err := newClient().Connect(ctx, tr, nil)
 		if err != nil {
 			t.Fatal(err)
