@@ -25,6 +25,37 @@ type callNotes struct {
 	paths   []string
 	newHash string
 	oldHash string
+	// requests are the call's change requests, which a later listener
+	// (the user's approval) may cancel.
+	requests []*tools.ChangeRequest
+}
+
+// noteChangeRequest records req in the notes of the call whose context is
+// ctx, so that its line can tell a change the user declined from one
+// made: the request is announced before the approval decides.
+func noteChangeRequest(ctx context.Context, req *tools.ChangeRequest) {
+	if n, ok := ctx.Value(callNotesKey{}).(*callNotes); ok {
+		n.mu.Lock()
+		n.requests = append(n.requests, req)
+		n.mu.Unlock()
+	}
+}
+
+// cancelled returns the reason when the call announced changes and every
+// one was cancelled, so nothing was changed.
+func (n *callNotes) cancelled() (reason string, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, r := range n.requests {
+		why, c := r.Cancelled()
+		if !c {
+			return "", false
+		}
+		if i == 0 {
+			reason = why
+		}
+	}
+	return reason, len(n.requests) > 0
 }
 
 type callNotesKey struct{}
@@ -114,6 +145,10 @@ func audited(log *audit.Logger, t *tools.Tool, reads bool, next mcp.ToolHandler)
 				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
 					rec.Reason = tc.Text
 				}
+			}
+		default:
+			if reason, ok := notes.cancelled(); ok {
+				rec.Outcome, rec.Reason = audit.OutcomeRefused, reason
 			}
 		}
 		if lerr := log.Log(rec); lerr != nil {

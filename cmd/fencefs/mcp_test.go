@@ -131,7 +131,8 @@ func TestServeMCPHost(t *testing.T) {
 			t.Parallel()
 			f := mcpFixture(t)
 			ctx := t.Context()
-			args := append([]string{"--root", f.root, "--approve", "changes", "--deny", "secret", "--skills", "skills", "--log-level", "debug"}, tt.args...)
+			auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+			args := append([]string{"--root", f.root, "--approve", "changes", "--deny", "secret", "--skills", "skills", "--log-level", "debug", "--audit", auditFile}, tt.args...)
 			h := newHost(func(msg string) bool {
 				return strings.HasPrefix(msg, "Allow writing a.txt?") && strings.Contains(msg, "+accepted")
 			})
@@ -244,13 +245,28 @@ func TestServeMCPHost(t *testing.T) {
 				t.Errorf("declined write: %q", text)
 			}
 			h.next(t)
+			// The audit log has a line per answered call, none for the
+			// round that asked, and tells the declined change apart.
+			want := []string{"write_file ok ", "write_file refused the user declined the change"}
 			if watcher != cs {
 				text := callRefused(t, ctx, watcher, "write_file", map[string]any{"path": "a.txt", "content": "unasked\n"})
 				if !strings.Contains(text, "does not support MCP elicitation") {
 					t.Errorf("a change from a client without elicitation: %q", text)
 				}
+				want = append(want, "write_file refused "+text)
 			}
 			assertSnapshot(t, f.root, before)
+			var logged []string
+			for _, line := range strings.Split(strings.TrimSpace(readFile(t, auditFile)), "\n") {
+				var rec struct{ Tool, Outcome, Reason string }
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("audit line %q: %v", line, err)
+				}
+				logged = append(logged, rec.Tool+" "+rec.Outcome+" "+rec.Reason)
+			}
+			if strings.Join(logged, "\n") != strings.Join(want, "\n") {
+				t.Errorf("audit log:\n%s\nwant:\n%s", strings.Join(logged, "\n"), strings.Join(want, "\n"))
+			}
 		})
 	}
 }

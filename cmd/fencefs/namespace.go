@@ -106,7 +106,10 @@ func openSharing(ctx context.Context, s *config.Settings, logger *slog.Logger, s
 			logEvent(ctx, logger, ev)
 		}
 		n.opts.Logger = logger
-		n.opts.OnChangeRequest = n.reserveChange
+		n.opts.OnChangeRequest = func(ctx context.Context, req *tools.ChangeRequest) error {
+			noteChangeRequest(ctx, req)
+			return n.reserveChange(ctx, req)
+		}
 		n.set, err = tools.New(b, n.opts)
 		if err != nil && s.Cwd != "" {
 			// The options were checked while parsing; what tools.New can
