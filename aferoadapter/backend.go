@@ -79,6 +79,7 @@ func New(fsys afero.Fs) *FS {
 		SpecialFiles:        disk,
 		AtomicPreconditions: true,
 		AtomicRemove:        true,
+		StagingPattern:      stagingPattern,
 	}
 	switch fsys.(type) {
 	case *afero.MemMapFs:
@@ -111,9 +112,11 @@ func aferoPath(name string) string {
 	return "/" + name
 }
 
-// tempName matches the temporary files of pending writes, which listings
-// hide.
-var tempName = regexp.MustCompile(`^\.fencefs-[0-9a-f]{16}\.tmp$`)
+// stagingPattern matches the temporary files of pending writes, which
+// listings hide and paths may not name (Capabilities.StagingPattern).
+const stagingPattern = `^\.fencefs-[0-9a-f]{16}\.tmp$`
+
+var tempName = regexp.MustCompile(stagingPattern)
 
 // lstatReal returns the metadata of the storage path name without
 // following a final symlink when the Fs can tell links apart.

@@ -164,6 +164,7 @@ func TestCapabilities(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
+		tt.want.StagingPattern = `^\.fencefs-[0-9a-f]{16}\.tmp$`
 		if got := aferoadapter.New(tt.fs).Capabilities(); got != tt.want {
 			t.Errorf("%s: Capabilities() = %+v, want %+v", tt.name, got, tt.want)
 		}

@@ -2,7 +2,6 @@ package aferoadapter
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -133,12 +132,10 @@ func (a *FS) begin(ctx context.Context, op, name string) error {
 		return err
 	}
 	if strings.Contains(name, ".fencefs-") {
-		for c := range strings.SplitSeq(name, "/") {
-			if tempName.MatchString(c) {
-				// Pending writes' names are the adapter's own: naming one
-				// would reach another write's bytes or a hidden file.
-				return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %q is reserved for pending writes", backend.ErrInvalidPath, c)}
-			}
+		// Pending writes' names are the adapter's own: naming one would
+		// reach another write's bytes or a hidden file.
+		if err := backend.CheckReserved(op, name, tempName.MatchString); err != nil {
+			return err
 		}
 	}
 	if err := ctx.Err(); err != nil {

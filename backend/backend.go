@@ -124,9 +124,10 @@ type Stater interface {
 // OpenWrite or, when the directory appeared meanwhile, from Commit.
 //
 // An adapter that stages the bytes beside the target (a temporary file
-// renamed over it) reserves a name pattern for them: those names never
-// appear in List or Walk, and a path naming one is refused with an error
-// wrapping ErrInvalidPath. Staging that is not an object (an S3 multipart
+// renamed over it) reserves a name pattern for them and declares it in
+// Capabilities.StagingPattern: those names never appear in List or Walk,
+// and a path with such a component is refused by every operation with an
+// error wrapping ErrInvalidPath ([CheckReserved] does it). Staging that is not an object (an S3 multipart
 // upload until it completes) reserves nothing; either way Close without
 // Commit removes what was staged.
 type Writer interface {
@@ -311,6 +312,14 @@ type Capabilities struct {
 	AtomicRename bool
 	// MaxNameBytes is the longest single name component, 0 if unknown.
 	MaxNameBytes int
+	// StagingPattern, when set, is a regular expression (RE2 syntax,
+	// anchored) that the final component of a write's temporary file
+	// matches: names the backend reserves (see [Writer]), never listed,
+	// and refused with ErrInvalidPath as any component of a path. Empty
+	// when the backend stages nothing beside the target, or, for a
+	// namespace of mounts, when its mounts do not all reserve the same
+	// names.
+	StagingPattern string
 }
 
 // Unrestricted returns the facts of a layer that limits nothing: every
@@ -327,7 +336,9 @@ func Unrestricted(name string) Capabilities {
 // child, in the manner of rclone's Features.Mask: an ability holds when it
 // holds for both, a restriction (ReadOnly, CaseInsensitive,
 // NonAtomicReplace) or Rooted when it holds for either, and MaxNameBytes
-// the smaller known limit. Name is c's, or the child's when c has none.
+// the smaller known limit. Name is c's, or the child's when c has none;
+// StagingPattern is the child's, whose names stay reserved through the
+// layer, or c's when the child has none.
 func (c Capabilities) Mask(child Capabilities) Capabilities {
 	m := Capabilities{
 		Name:                c.Name,
@@ -345,6 +356,10 @@ func (c Capabilities) Mask(child Capabilities) Capabilities {
 		AtomicRemove:        c.AtomicRemove && child.AtomicRemove,
 		Versions:            c.Versions && child.Versions,
 		MaxNameBytes:        c.MaxNameBytes,
+		StagingPattern:      child.StagingPattern,
+	}
+	if m.StagingPattern == "" {
+		m.StagingPattern = c.StagingPattern
 	}
 	if m.Name == "" {
 		m.Name = child.Name

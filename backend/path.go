@@ -414,3 +414,18 @@ func hasDrive(p string) bool {
 func invalid(p string, r PathReason) error {
 	return &fs.PathError{Op: "normalize", Path: p, Err: &InvalidPathError{Reason: r}}
 }
+
+// CheckReserved returns an *fs.PathError wrapping ErrInvalidPath for
+// operation op when a component of the storage path name is one an
+// adapter reserves for its staged writes (reserved reports those names;
+// see Capabilities.StagingPattern), and nil otherwise.
+func CheckReserved(op, name string, reserved func(component string) bool) error {
+	for rest := name; rest != ""; {
+		comp, tail, _ := strings.Cut(rest, "/")
+		if reserved(comp) {
+			return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %q is reserved for pending writes", ErrInvalidPath, comp)}
+		}
+		rest = tail
+	}
+	return nil
+}

@@ -148,6 +148,7 @@ func TestMask(t *testing.T) {
 	s3 := backend.Capabilities{Name: "s3", ModTimes: true, EmptyDirs: true, Versions: true,
 		AtomicPreconditions: true, MaxNameBytes: 1024}
 	dav := backend.Capabilities{Name: "webdav", CaseInsensitive: true, NonAtomicReplace: true}
+	staged := backend.Capabilities{Name: "local", StagingPattern: `^\.fencefs-[0-9a-f]{8}\.tmp$`}
 	readOnly := backend.Unrestricted("")
 	readOnly.ReadOnly = true
 	rooted := backend.Unrestricted("mounted")
@@ -164,6 +165,10 @@ func TestMask(t *testing.T) {
 			AtomicPreconditions: true, MaxNameBytes: 255}},
 		{"restrictions of either", rooted.Mask(local), dav, backend.Capabilities{Name: "mounted", Rooted: true,
 			CaseInsensitive: true, NonAtomicReplace: true, MaxNameBytes: 255}},
+		{"the child's staging names", readOnly, staged, backend.Capabilities{Name: "local", ReadOnly: true,
+			StagingPattern: staged.StagingPattern}},
+		{"the layer's own staging names", staged, s3, backend.Capabilities{Name: "local", MaxNameBytes: 1024,
+			StagingPattern: staged.StagingPattern}},
 	}
 	for _, tt := range tests {
 		if got := tt.layer.Mask(tt.kids); got != tt.want {

@@ -152,6 +152,7 @@ func (s *suite) testPendingNotListed(t *testing.T) {
 		e.mustWrite(fw, []byte("pending"))
 	}
 	e.wantNames(e.p("."), "f")
+	e.checkStagedNames(e.p("f"))
 	got := e.walk(e.b, e.p("."))
 	if len(got.order) != 1 || got.order[0] != "f" {
 		t.Errorf("Walk(%q) during pending writes reported %q, want only \"f\"", e.p("."), got.order)

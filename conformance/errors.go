@@ -197,7 +197,8 @@ var invalidPaths = []invalidPath{
 }
 
 // invalidNames returns the spellings to try, with the working directory
-// prefixed to the relative ones when the suite works below the root.
+// prefixed to the relative ones when the suite works below the root, and
+// the names of staged writes the backend reserves.
 func (e *env) invalidNames() []string {
 	var out []string
 	for _, p := range invalidPaths {
@@ -206,7 +207,7 @@ func (e *env) invalidNames() []string {
 			out = append(out, e.s.opts.Dir+"/"+p.name)
 		}
 	}
-	return out
+	return append(out, e.reservedNames()...)
 }
 
 func (s *suite) invalidPathTests() []testCase {
@@ -240,6 +241,7 @@ func (s *suite) invalidPathTests() []testCase {
 		{"LocalPath", s.testInvalidLocalPath},
 		{"OpenWrite", s.testInvalidOpenWrite},
 		{"MkdirAll", s.testInvalidMkdirAll},
+		{"Changes", s.testInvalidChanges},
 	}
 }
 

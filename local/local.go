@@ -117,14 +117,16 @@ func (f *FS) Capabilities() backend.Capabilities {
 		AtomicRename:        true,
 		AtomicRemove:        true,
 		MaxNameBytes:        maxNameBytes,
+		StagingPattern:      stagingPattern,
 	}
 }
 
 // LocalPath returns the host path of the storage path name, for programs
-// such as ripgrep that need one. It reports false for a non-canonical name.
+// such as ripgrep that need one. It reports false for a non-canonical name
+// and for a pending write's temporary name.
 // The result must never be shown to a model.
 func (f *FS) LocalPath(name string) (string, bool) {
-	if !backend.ValidPath(name) {
+	if checkPath("localpath", name) != nil {
 		return "", false
 	}
 	return filepath.Join(f.root, filepath.FromSlash(name)), true
@@ -204,10 +206,19 @@ func (f *FS) fstatatRoot(name string, st *unix.Stat_t) error {
 	return fstatat(f.rootfd, name, st)
 }
 
+// checkPath refuses a non-canonical name and one naming a pending write's
+// temporary file, which another write owns.
+func checkPath(op, name string) error {
+	if err := backend.CheckPath(op, name); err != nil {
+		return err
+	}
+	return backend.CheckReserved(op, name, isPendingName)
+}
+
 // begin checks what every method checks first: a canonical storage path
 // and a live context.
 func begin(ctx context.Context, op, name string) error {
-	if err := backend.CheckPath(op, name); err != nil {
+	if err := checkPath(op, name); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {

@@ -210,6 +210,7 @@ func TestCapabilities(t *testing.T) {
 	want := backend.Capabilities{
 		Name: "local", Symlinks: true, ModeBits: true, ModTimes: true, EmptyDirs: true,
 		SpecialFiles: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true, MaxNameBytes: 255,
+		StagingPattern: `^\.fencefs-[0-9a-f]{8}\.tmp$`,
 	}
 	if got := f.Capabilities(); got != want {
 		t.Fatalf("Capabilities() = %+v, want %+v", got, want)

@@ -30,6 +30,9 @@ func (f *FS) Rename(ctx context.Context, from, to string, opts backend.RenameOpt
 	if err := begin(ctx, op, from); err != nil {
 		return err
 	}
+	if err := checkPath(op, to); err != nil {
+		return err
+	}
 	if opts.Precondition.MatchVersion != "" || opts.Source.MatchVersion != "" {
 		return &fs.PathError{Op: op, Path: from, Err: fmt.Errorf("version precondition: %w", errors.ErrUnsupported)}
 	}

@@ -190,6 +190,10 @@ const (
 	tempSuffix = ".tmp"
 )
 
+// stagingPattern is what isPendingName recognises, as
+// Capabilities.StagingPattern declares it.
+const stagingPattern = `^\.fencefs-[0-9a-f]{8}\.tmp$`
+
 // isPendingName reports whether name has the shape of a pending write's
 // temporary file (".fencefs-" + 8 hex digits + ".tmp").
 func isPendingName(name string) bool {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -624,6 +625,10 @@ func TestIsPendingName(t *testing.T) {
 	} {
 		if got := isPendingName(name); got != want {
 			t.Errorf("isPendingName(%q) = %v, want %v", name, got, want)
+		}
+		// The declared pattern says the same.
+		if got := regexp.MustCompile(stagingPattern).MatchString(name); got != want {
+			t.Errorf("stagingPattern matches %q: %v, want %v", name, got, want)
 		}
 	}
 }

@@ -96,13 +96,24 @@ func (m *FS) Capabilities() backend.Capabilities {
 	c := backend.Unrestricted("mounted")
 	c.Rooted = true
 	readOnly := true
-	for _, name := range m.names {
+	// A name is reserved in the namespace only when every mount reserves
+	// it: the suite and callers may count on the refusal under any mount.
+	staging, same := "", true
+	for i, name := range m.names {
 		cc := backend.CapabilitiesOf(m.mounts[name])
 		readOnly = readOnly && cc.ReadOnly
 		cc.ReadOnly = false
 		c = c.Mask(cc)
+		if i == 0 {
+			staging = cc.StagingPattern
+		}
+		same = same && cc.StagingPattern == staging
 	}
 	c.ReadOnly = readOnly
+	c.StagingPattern = ""
+	if same {
+		c.StagingPattern = staging
+	}
 	return c
 }
 

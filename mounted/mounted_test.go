@@ -16,6 +16,7 @@ import (
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/internal/backendtest"
+	"github.com/fencefs/fencefs/memfs"
 	"github.com/fencefs/fencefs/mounted"
 )
 
@@ -511,9 +512,18 @@ func TestCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = backend.Capabilities{Name: "mounted", Rooted: true, ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true}
-	if got := two.Capabilities(); got != want {
+	want = backend.Capabilities{Name: "mounted", Rooted: true, ModeBits: true, ModTimes: true, EmptyDirs: true, AtomicPreconditions: true, AtomicRename: true, AtomicRemove: true,
+		StagingPattern: backend.CapabilitiesOf(memBackend(t, nil)).StagingPattern}
+	if got := two.Capabilities(); got != want || want.StagingPattern == "" {
 		t.Errorf("Capabilities() = %+v, want %+v", got, want)
+	}
+	// A name one mount reserves is not reserved in the namespace.
+	mixed, err := mounted.New(map[string]backend.Backend{"a": memBackend(t, nil), "m": memfs.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mixed.Capabilities().StagingPattern; got != "" {
+		t.Errorf("StagingPattern of mounts reserving different names = %q, want none", got)
 	}
 	allRO, _ := mounted.New(map[string]backend.Backend{"b": backend.ReadOnly(memBackend(t, nil))})
 	if !allRO.Capabilities().ReadOnly {

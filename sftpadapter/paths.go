@@ -24,7 +24,8 @@ var errChanged = fmt.Errorf("%w: file changed while it was opened", backend.ErrN
 // with a bare "bad message".
 const maxNameBytes = 255
 
-// checkPath refuses non-canonical paths and over-long components, naming
+// checkPath refuses non-canonical paths, over-long components and names
+// of pending writes' temporary files (which another write owns), naming
 // the operation op.
 func checkPath(op, name string) error {
 	if err := backend.CheckPath(op, name); err != nil {
@@ -35,8 +36,12 @@ func checkPath(op, name string) error {
 			return backend.PathError(op, name, backend.ErrNameTooLong)
 		}
 	}
-	return nil
+	return backend.CheckReserved(op, name, isTempName)
 }
+
+// stagingPattern is what isTempName recognises, as
+// Capabilities.StagingPattern declares it.
+const stagingPattern = `^\.fencefs-[0-9a-fA-F]{16}\.tmp$`
 
 // isTempName reports whether name is one of the adapter's temporary
 // files, which listings leave out while their write is pending.

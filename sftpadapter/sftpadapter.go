@@ -372,6 +372,8 @@ func (f *FS) Capabilities() backend.Capabilities {
 		SpecialFiles: true,
 		AtomicRename: true,
 		MaxNameBytes: 255,
+		// Staged writes are temporary files beside their targets.
+		StagingPattern: stagingPattern,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -162,9 +163,18 @@ func TestIsTempName(t *testing.T) {
 	if n := tempName(); !isTempName(n) {
 		t.Errorf("tempName() = %q is not recognised", n)
 	}
+	pattern := regexp.MustCompile(stagingPattern)
 	for _, n := range []string{".fencefs-.tmp", ".fencefs-0123456789abcdeg.tmp", "fencefs-0123456789abcdef.tmp", ".fencefs-0123456789abcdef.tmpx", "notes.tmp"} {
-		if isTempName(n) {
-			t.Errorf("isTempName(%q) = true", n)
+		if isTempName(n) || pattern.MatchString(n) {
+			t.Errorf("isTempName(%q) = %v, declared pattern matches: %v", n, isTempName(n), pattern.MatchString(n))
+		}
+	}
+	for _, n := range []string{tempName(), ".fencefs-0123456789ABCDEF.tmp"} {
+		if !isTempName(n) || !pattern.MatchString(n) {
+			t.Errorf("isTempName(%q) = %v, declared pattern matches: %v", n, isTempName(n), pattern.MatchString(n))
+		}
+		if err := checkPath("op", "d/"+n); !errors.Is(err, backend.ErrInvalidPath) {
+			t.Errorf("checkPath(d/%s) = %v, want ErrInvalidPath", n, err)
 		}
 	}
 }
