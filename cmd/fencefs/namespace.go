@@ -219,13 +219,21 @@ func (n *namespace) openMount(ctx context.Context, name string, m config.MountSp
 		defer cancel()
 	}
 	switch m.Kind {
-	case config.KindLocal:
-		fs, err := local.New(m.Dir)
+	case config.KindLocal, config.KindSFTP:
+		if n.storage != nil {
+			b, release, err := n.storage.backends.Get(ctx, backendKey{m, timeout})
+			if err != nil {
+				return nil, err
+			}
+			n.closers = append(n.closers, closerFunc(release))
+			return b, nil
+		}
+		b, err := openConnected(ctx, m, timeout)
 		if err != nil {
 			return nil, err
 		}
-		n.closers = append(n.closers, fs)
-		return fs, nil
+		n.closers = append(n.closers, b)
+		return b, nil
 	case config.KindS3:
 		client, err := n.storage.s3Client(ctx, name, m.S3, timeout)
 		if err != nil {
@@ -241,20 +249,35 @@ func (n *namespace) openMount(ctx context.Context, name string, m config.MountSp
 			ClientOptions: n.storage.clientOptions(name, timeout),
 			Client:        client,
 		})
-	case config.KindSFTP:
-		cfg, err := sftpConfig(m.SFTP)
-		if err != nil {
-			return nil, err
-		}
-		cfg.DialTimeout, cfg.OpTimeout = timeout, timeout
-		fs, err := sftpadapter.Dial(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
-		n.closers = append(n.closers, fs)
-		return fs, nil
 	}
 	return nil, fmt.Errorf("unknown mount kind %q", m.Kind)
+}
+
+// connected is a backend that holds a descriptor or a connection.
+type connected interface {
+	backend.Backend
+	io.Closer
+}
+
+// openConnected opens a local or SFTP mount.
+func openConnected(ctx context.Context, m config.MountSpec, timeout time.Duration) (connected, error) {
+	if m.Kind == config.KindLocal {
+		return local.New(m.Dir)
+	}
+	cfg, err := sftpConfig(m.SFTP)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DialTimeout, cfg.OpTimeout = timeout, timeout
+	return sftpadapter.Dial(ctx, cfg)
+}
+
+// closerFunc is a func as an io.Closer.
+type closerFunc func()
+
+func (f closerFunc) Close() error {
+	f()
+	return nil
 }
 
 // sftpConfig turns an SFTP spec into the adapter's configuration, reading

@@ -135,6 +135,7 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 	)
 	hooks := callHooks{audit: auditLog, metrics: newMetrics()}
 	st := newStorage(hooks.metrics.storage)
+	defer st.Close()
 	if len(s.TenantMounts) > 0 {
 		build := func(set *tools.Set, ts *config.Settings, probe *tools.Tool, changes *mcpserver.Changes) *mcp.Server {
 			h := hooks

@@ -16,13 +16,29 @@ import (
 
 // storage is what the namespaces of one server share: the S3 clients,
 // one per mount name and endpoint for every tenant (its connection pool
-// with it), and the count of storage requests for /metrics.
+// with it), the local and SFTP backends of identical specs (a mount every
+// tenant shares is opened, and connected, once), and the count of storage
+// requests for /metrics.
 type storage struct {
 	// requests counts S3 requests by mount and operation; nil counts
 	// nothing.
 	requests *prometheus.CounterVec
 	clients  *tenant.Cache[s3ClientKey, *s3.Client]
+	backends *tenant.Cache[backendKey, connected]
 }
+
+// backendKey is what a local or SFTP backend is made of.
+type backendKey struct {
+	spec    config.MountSpec
+	timeout time.Duration
+}
+
+// sharedBackends bounds the local and SFTP backends kept, one per
+// distinct spec. A backend is closed once it is out of the cache and no
+// namespace holds it, so a tenant's own mount still closes soon after its
+// namespace leaves the tenant cache; a spec every tenant shares is asked
+// for at each tenant's opening and so stays among the most recent.
+const sharedBackends = 64
 
 // s3ClientKey is what an S3 client is made of. Credentials come from the
 // process's environment, the same for every mount; the mount's name is
@@ -51,7 +67,20 @@ func newStorage(requests *prometheus.CounterVec) *storage {
 			})
 		},
 	})
+	st.backends, _ = tenant.NewCache(tenant.CacheOptions[backendKey, connected]{ // Size is valid: no error
+		Size: sharedBackends,
+		Build: func(ctx context.Context, k backendKey) (connected, error) {
+			return openConnected(ctx, k.spec, k.timeout)
+		},
+		OnEvict: func(_ backendKey, b connected) { b.Close() },
+	})
 	return st
+}
+
+// Close closes the backends no namespace holds any more; those still
+// held close when their namespaces do.
+func (st *storage) Close() {
+	st.backends.Close()
 }
 
 // s3Client returns the shared client of the S3 mount named mount, or nil
