@@ -90,6 +90,13 @@ func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, e
 func readExisting(ctx context.Context, r io.Reader, keep int64) (existing, error) {
 	h := sha256.New()
 	var buf bytes.Buffer
+	if f, ok := r.(backend.FileReader); ok {
+		if n := f.Info().Size; n >= 0 {
+			// Room for what the stream says it holds and ReadFrom's
+			// minimum read, so that the buffer is allocated once.
+			buf.Grow(int(min(n, keep)) + bytes.MinRead + 1)
+		}
+	}
 	src := io.TeeReader(contextReader{ctx, r}, h)
 	ex := existing{exists: true}
 	if _, err := io.CopyN(&buf, src, keep+1); err != nil && err != io.EOF {

@@ -75,12 +75,20 @@ func (l *pathLocks) lock(ctx context.Context, name string) (func(), error) {
 	pl.refs++
 	l.mu.Unlock()
 
+	unlock := func() {
+		<-pl.ch
+		l.release(name, pl)
+	}
+	// A free lock is taken without asking for ctx's Done, which would
+	// start the call deadline's timer for nothing.
 	select {
 	case pl.ch <- struct{}{}:
-		return func() {
-			<-pl.ch
-			l.release(name, pl)
-		}, nil
+		return unlock, nil
+	default:
+	}
+	select {
+	case pl.ch <- struct{}{}:
+		return unlock, nil
 	case <-ctx.Done():
 		l.release(name, pl)
 		return nil, ctx.Err()
