@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
@@ -345,34 +344,14 @@ func TestHungSFTPMountLater(t *testing.T) {
 // to it: the commit, and its wait for the directory lock, come next.
 func pendingWrite(t *testing.T, dir string) <-chan struct{} {
 	t.Helper()
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_MODIFY); err != nil {
-		t.Fatal(err)
-	}
-	f := os.NewFile(uintptr(fd), "inotify")
-	t.Cleanup(func() { f.Close() })
 	seen := make(chan struct{})
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			if err != nil {
-				return
-			}
-			for off := 0; off+unix.SizeofInotifyEvent <= n; {
-				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-				name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
-				if strings.HasPrefix(name, ".fencefs-") {
-					close(seen)
-					return
-				}
-				off += unix.SizeofInotifyEvent + int(ev.Len)
-			}
+	watchNames(t, dir, unix.IN_MODIFY, func(name string) bool {
+		if strings.HasPrefix(name, ".fencefs-") {
+			close(seen)
+			return true
 		}
-	}()
+		return false
+	})
 	return seen
 }
 

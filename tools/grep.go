@@ -73,11 +73,12 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 	pr := newPrinter(ctx, s.opts.MaxSearchResults, q.context > 0)
 	if info.IsDir() || s.fileRootVisible(root, info) {
 		err = s.grepFiles(ctx, f, q, info, pr)
-		if errors.Is(err, rg.ErrOutOfMemory) || errors.Is(err, rg.ErrNotInstalled) {
-			// ripgrep met a line too long for its memory bound, or went
-			// missing: the built-in engine, which holds at most
-			// textsearch.MaxLineBytes of a line, does the whole search
-			// again.
+		if errors.Is(err, rg.ErrOutOfMemory) || errors.Is(err, rg.ErrNotInstalled) || errors.Is(err, rg.ErrSpecialFile) {
+			// ripgrep met a line too long for its memory bound, went
+			// missing, or was held by a FIFO swapped in under it: the
+			// built-in engine, which holds at most
+			// textsearch.MaxLineBytes of a line and never opens a special
+			// file, does the whole search again.
 			f = s.newWalkFilter(root)
 			f.relevant = q.sel.mayKeep
 			pr = newPrinter(ctx, s.opts.MaxSearchResults, q.context > 0)

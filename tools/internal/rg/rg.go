@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
@@ -58,6 +59,13 @@ var (
 	ErrPattern = errors.New("rg: ripgrep could not use the pattern")
 	ErrGlob    = errors.New("rg: ripgrep could not use a glob")
 )
+
+// ErrSpecialFile is returned when rg was stopped because it waited on a
+// FIFO: rg skips the special files it lists, so one it opens was swapped
+// in for a regular file after its directory was listed, and would hold
+// the run until someone writes to it. The caller searches again with an
+// engine that never opens a special file.
+var ErrSpecialFile = errors.New("rg: ripgrep was held by a special file")
 
 // ErrArgTooLong: the host refused to start ripgrep because an argument
 // (a pattern or glob) is longer than it passes to a program (E2BIG).
@@ -428,6 +436,9 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 			return fmt.Errorf("rg: bounding its memory: %w", err)
 		}
 	}
+	var held atomic.Bool
+	stopWatch := watchFIFOs(cmd.Process.Pid, func() { held.Store(true); cancel() })
+	defer stopWatch()
 	cr := &countingReader{r: stdout}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	complete, readErr := read(br, func() int64 { return cr.n - int64(br.Buffered()) })
@@ -441,6 +452,8 @@ func (r *Runner) run(ctx context.Context, deadline time.Time, dir string, args [
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case held.Load():
+		return ErrSpecialFile
 	case runCtx.Err() == context.DeadlineExceeded:
 		return ErrTimeout
 	case outOfMemory(waitErr, stderr.String()):
