@@ -50,6 +50,13 @@ type Options struct {
 	// each other's changes (a server per session over one namespace);
 	// nil gives the server one of its own.
 	Changes *Changes
+	// ApprovalKey signs the state of an approval the client sends back
+	// with the user's answer. Servers that may answer the second round of
+	// one another's approvals (replicas behind one URL, stateless) need
+	// the same secret key, of at least 32 random bytes; nil gives the
+	// server a random key of its own, and an answer that reaches another
+	// server is then asked again.
+	ApprovalKey []byte
 	// Wrap, when set, wraps each tool's handler, so that a command can
 	// put its own checks and records (quotas, audit, metrics) around
 	// every call, approval rounds included.
@@ -78,10 +85,13 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	if opts.Changes == nil {
 		opts.Changes = NewChanges()
 	}
-	h := &handlers{set: set, opts: opts, key: make([]byte, 32)}
-	// The key signs the approval state a client echoes back; it lives as
-	// long as the server, whose sessions alone can echo it.
-	rand.Read(h.key)
+	h := &handlers{set: set, opts: opts, key: opts.ApprovalKey}
+	if len(h.key) == 0 {
+		// The key signs the approval state a client echoes back; it
+		// lives as long as the server, whose sessions alone can echo it.
+		h.key = make([]byte, 32)
+		rand.Read(h.key)
+	}
 	sopts := &mcp.ServerOptions{
 		Logger:       opts.Logger,
 		Instructions: opts.Instructions,

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -397,5 +402,54 @@ func TestServeMCPHostMore(t *testing.T) {
 		case <-time.After(exitDeadline):
 			t.Fatalf("the last progress was %v, want the 11 entries walked", last)
 		}
+	}
+}
+
+// TestServeApprovalAcrossReplicas runs two stateless `fencefs serve
+// --http --approve changes` replicas behind a proxy that sends the round
+// carrying the user's answer to the replica that did not ask. With one
+// --approval-key-file the answer stands and the user is asked once.
+func TestServeApprovalAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	f := mcpFixture(t)
+	keyFile := filepath.Join(t.TempDir(), "approval.key")
+	writeFile(t, keyFile, strings.Repeat("k", 64)+"\n")
+	var replicas [2]*url.URL
+	for i := range replicas {
+		srv := startServe(t, "serve", "--http", "127.0.0.1:0", "--root", f.root, "--approve", "changes", "--approval-key-file", keyFile)
+		u, err := url.Parse(srv.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replicas[i] = u
+	}
+	proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		body, _ := io.ReadAll(r.In.Body)
+		r.Out.Body = io.NopCloser(bytes.NewReader(body))
+		to := replicas[0]
+		if bytes.Contains(body, []byte(`"inputResponses"`)) {
+			to = replicas[1]
+		}
+		r.SetURL(to)
+		r.Out.URL.Path = to.Path
+	}})
+	t.Cleanup(proxy.Close)
+	h := newHost(func(string) bool { return true })
+	cs, err := h.client(t, true).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if text := callOK(t, t.Context(), cs, "write_file", map[string]any{"path": "a.txt", "content": "accepted\n"}); !strings.HasPrefix(text, "Wrote 9 chars") {
+		t.Errorf("write through two replicas: %q", text)
+	}
+	h.next(t)
+	select {
+	case m := <-h.shown:
+		t.Errorf("the user was asked again: %q", m)
+	default:
+	}
+	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "accepted\n" {
+		t.Errorf("a.txt holds %q", got)
 	}
 }

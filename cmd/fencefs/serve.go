@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -43,6 +45,14 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	logger := newLogger(stderr, s.LogLevel, s.LogFormat)
+	if s.ApprovalKeyFile != "" {
+		key, err := readApprovalKey(s.ApprovalKeyFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "fencefs: --approval-key-file: %v\n", err)
+			return exitFatal
+		}
+		s.ApprovalKey = key
+	}
 	shareServerBounds(s)
 	auditLog, err := openAudit(s.Audit, stdout)
 	if err != nil {
@@ -229,6 +239,7 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 		Logger:           logger,
 		Approve:          approve,
 		ApprovalFallback: approvalFallback(s.ApproveFallback),
+		ApprovalKey:      s.ApprovalKey,
 		Resources:        reads,
 		Skills:           src,
 		Changes:          changes,
@@ -247,6 +258,23 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 // changes cancelled because the client cannot ask its user
 // (--approve-fallback cancel).
 const noElicitationReason = "this client cannot ask the user to approve it (the server makes changes only with the user's approval)"
+
+// minApprovalKey is the shortest secret --approval-key-file takes.
+const minApprovalKey = 32
+
+// readApprovalKey reads the secret of --approval-key-file, whose final
+// newline, if any, is not part of it.
+func readApprovalKey(file string) ([]byte, error) {
+	key, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	key = bytes.TrimSuffix(bytes.TrimSuffix(key, []byte("\n")), []byte("\r"))
+	if len(key) < minApprovalKey {
+		return nil, fmt.Errorf("%s holds %d bytes; a key needs at least %d (such as the output of 'openssl rand -hex 32')", file, len(key), minApprovalKey)
+	}
+	return key, nil
+}
 
 // approvalFallback decides the changes of a session whose client cannot
 // elicit: nil (refuse) gives each an error result; cancel gives the

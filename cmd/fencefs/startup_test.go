@@ -39,6 +39,22 @@ func TestStartupRefusals(t *testing.T) {
 			})
 		}
 	}
+	// serve's approval key: only with approvals, and long enough.
+	short := filepath.Join(t.TempDir(), "short.key")
+	writeFile(t, short, "12345\n")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--approval-key-file", short}, "fencefs: --approval-key-file: needs --approve changes"},
+		{[]string{"--approve", "changes", "--approval-key-file", short}, "short.key holds 5 bytes; a key needs at least 32"},
+		{[]string{"--approve", "changes", "--approval-key-file", filepath.Join(f.root, "none.key")}, "fencefs: --approval-key-file: open "},
+	} {
+		args := append([]string{"serve", "--root", f.root}, tt.args...)
+		if got := runFencefs(t, f.root, "", nil, args...); got.code != 1 || got.stdout != "" || !strings.Contains(got.stderr, tt.want) {
+			t.Errorf("fencefs %q: %+v, want exit 1 and stderr with %q", args, got, tt.want)
+		}
+	}
 	// A cwd that is a directory works, mounted too.
 	if got := runFencefs(t, f.root, "", nil, "call", "--mount", "ws=local:"+f.root, "--cwd", "/ws/sub", "list_directory"); got.code != 0 || !strings.Contains(got.stdout, "b.go") {
 		t.Fatalf("mounted cwd: %+v", got)

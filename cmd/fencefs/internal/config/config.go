@@ -115,6 +115,11 @@ type Settings struct {
 	// cannot ask its user: "refuse" (an error result) or "cancel" (the
 	// result of a cancelled change); neither writes.
 	Approve, ApproveFallback string
+	// ApprovalKeyFile holds the secret that signs approvals, shared by
+	// replicas so that any of them takes the answer to another's
+	// approval; ApprovalKey is its content, read by serve at start-up.
+	ApprovalKeyFile string
+	ApprovalKey     []byte
 	// Stateful keeps MCP sessions in the process's memory instead of
 	// answering each HTTP request on its own.
 	Stateful bool
@@ -338,6 +343,9 @@ func checkToolFlags(s *Settings) error {
 // server never starts with less protection than its flags suggest.
 func checkServeFlags(s *Settings) error {
 	refuse := func(setting, msg string) error { return &Error{Setting: setting, Err: errors.New(msg)} }
+	if s.ApprovalKeyFile != "" && s.Approve != "changes" {
+		return refuse("--approval-key-file", "needs --approve changes")
+	}
 	switch s.Auth {
 	case "jwt":
 		if s.OIDCIssuer == "" {
@@ -521,6 +529,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "http", arg: "ADDR", usage: "serve streamable HTTP on ADDR (such as 127.0.0.1:8080) at /mcp instead of stdio", value: addrValue{&s.HTTP}, only: []string{"serve"}},
 		{name: "approve", arg: "WHAT", usage: "changes: show every change (write, edit, delete, move, copy, create_directory, apply_patch) with its diff to the user through the host (MCP elicitation), and make it only when the user accepts (default none)", value: choiceValue{&s.Approve, []string{"none", "changes"}}, only: []string{"serve"}},
 		{name: "approve-fallback", arg: "HOW", usage: "with --approve changes, a change asked by a client that cannot ask its user: refuse (an error result) or cancel (the result of a cancelled change); neither writes (default refuse)", value: choiceValue{&s.ApproveFallback, []string{"refuse", "cancel"}}, only: []string{"serve"}},
+		{name: "approval-key-file", arg: "FILE", usage: "with --approve changes, sign approvals with the secret in FILE (at least 32 bytes), the same for every replica behind one URL, so that any replica takes the user's answer (default: a random key per process)", value: stringValue{&s.ApprovalKeyFile}, only: []string{"serve"}},
 		{name: "stateful", usage: "keep MCP sessions in this process (server-to-client streams, per-session --require-read); default: stateless, any replica answers any request", value: boolValue{&s.Stateful}, only: []string{"serve"}},
 		{name: "auth", arg: "KIND", usage: "authenticate HTTP callers: jwt (--oidc-*) or tokens (--token-file); without it --http binds only loopback", value: choiceValue{&s.Auth, []string{"jwt", "tokens"}}, only: []string{"serve"}},
 		{name: "oidc-issuer", arg: "URL", usage: "the JWT issuer (its OIDC discovery gives the key set unless --oidc-jwks)", value: stringValue{&s.OIDCIssuer}, only: []string{"serve"}},

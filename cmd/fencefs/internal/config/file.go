@@ -77,7 +77,7 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 		return &Error{Where: at(file, v), Setting: key, Err: err}
 	}
 	switch name {
-	case "root", "token-file", "tls-cert", "tls-key":
+	case "root", "token-file", "tls-cert", "tls-key", "approval-key-file":
 		values[0] = fromFile(file, values[0])
 	case "audit":
 		if values[0] != "-" {
