@@ -79,11 +79,12 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 	if err := s.checkRead(t, old.hash); err != nil {
 		return "", err
 	}
-	out, err := applyEdits(ctx, string(old.data), edits, p, s.opts.EditTolerance == ToleranceWhitespace)
+	prev := string(old.data)
+	out, err := applyEdits(ctx, prev, edits, p, s.opts.EditTolerance == ToleranceWhitespace)
 	if err != nil {
 		return "", err
 	}
-	if out.text == string(old.data) {
+	if out.text == prev {
 		res := fmt.Sprintf("No changes to %s: the new text equals the old text, so nothing was written.", p)
 		if !s.opts.NoContentHashes {
 			res += fmt.Sprintf(" [hash:%s]", shortHash(old.hash))
@@ -91,7 +92,7 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 		return res, nil
 	}
 	links := s.otherLinks(t.resolved)
-	c := &change{t: t, op: OpEdit, old: old, oldText: string(old.data), oldOK: true, data: []byte(out.text)}
+	c := &change{t: t, op: OpEdit, old: old, oldText: prev, oldOK: true, data: []byte(out.text)}
 	diff, truncated, cancelled, err := s.apply(ctx, c, "edited")
 	if err != nil || cancelled != "" {
 		return cancelled, err
@@ -168,7 +169,13 @@ func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
 	defer r.Close()
 	info := r.Info()
 	src := contextReader{ctx, r}
-	head := make([]byte, binaryPrefix)
+	// The head is read into the buffer the whole file will fill, when
+	// the stream's size is known and within the limit.
+	size := binaryPrefix
+	if info.Size >= 0 && info.Size <= s.maxEdit {
+		size = max(size, int(info.Size)+bytes.MinRead)
+	}
+	head := make([]byte, binaryPrefix, size)
 	n, err := io.ReadFull(src, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return existing{}, s.storageErr(err, t.display)
@@ -200,16 +207,15 @@ func (s *Set) tooBigToEdit(display, size string) error {
 // byte more than limit in all, so a longer stream is recognised without
 // being held. sizeHint, the size storage reported, sizes the buffer.
 func readUpTo(r io.Reader, head []byte, sizeHint, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
 	// MinRead more than the file, so reading up to its end never grows
-	// the buffer.
-	buf.Grow(int(min(max(sizeHint, int64(len(head))), limit)) + bytes.MinRead)
-	buf.Write(head)
+	// the buffer; head's own spare capacity serves when it is enough.
+	buf := bytes.NewBuffer(head)
+	buf.Grow(max(0, int(min(max(sizeHint, int64(len(head))), limit))+bytes.MinRead-len(head)))
 	if len(head) < binaryPrefix {
 		// ReadFull stopped at the end of the file.
 		return buf.Bytes(), nil
 	}
-	if _, err := io.CopyN(&buf, r, limit+1-int64(len(head))); err != nil && err != io.EOF {
+	if _, err := io.CopyN(buf, r, limit+1-int64(len(head))); err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf.Bytes(), nil
