@@ -103,10 +103,11 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	octx, cancel := f.opContext(ctx)
 	defer cancel()
 	var w *writer
+	dir, _ := backend.Split(name)
 	err := f.do(octx, true, func(s *session) error {
 		tmp, file, err := f.createTemp(s.client, name, opts.Precondition)
 		if err != nil {
-			return err
+			return f.explainFailure(s.client, dir, 0, err)
 		}
 		w = &writer{f: f, s: s, ctx: ctx, name: name, pre: opts.Precondition, tmp: tmp, file: file}
 		return nil
@@ -192,9 +193,12 @@ func (w *writer) Write(p []byte) (int, error) {
 	ctx, cancel := w.f.opContext(w.ctx)
 	defer cancel()
 	var n int
-	err := w.s.run(ctx, func(*session) error {
+	err := w.s.run(ctx, func(s *session) error {
 		var err error
-		n, err = w.file.Write(p)
+		if n, err = w.file.Write(p); err != nil {
+			dir, _ := backend.Split(w.name)
+			err = w.f.explainFailure(s.client, dir, len(p)-n, err)
+		}
 		return err
 	})
 	if err != nil {
@@ -234,7 +238,13 @@ func (w *writer) commit() error {
 	defer cancel()
 	// On failure abandon closes the file again, which costs nothing when
 	// the close reached the server and releases the handle when it did not.
-	err := w.s.run(ctx, func(*session) error { return w.file.Close() })
+	dir, _ := backend.Split(w.name)
+	err := w.s.run(ctx, func(s *session) error {
+		if err := w.file.Close(); err != nil {
+			return w.f.explainFailure(s.client, dir, 0, err)
+		}
+		return nil
+	})
 	if err != nil {
 		if isTransportErr(err) {
 			w.f.drop(w.s)
@@ -243,7 +253,12 @@ func (w *writer) commit() error {
 	}
 	w.f.commitMu.Lock()
 	defer w.f.commitMu.Unlock()
-	err = w.f.do(ctx, false, func(s *session) error { return w.f.place(s.client, w.tmp, w.name, w.pre) })
+	err = w.f.do(ctx, false, func(s *session) error {
+		if err := w.f.place(s.client, w.tmp, w.name, w.pre); err != nil {
+			return w.f.explainFailure(s.client, dir, 0, err)
+		}
+		return nil
+	})
 	return pathErr("commit", w.name, err)
 }
 

@@ -280,3 +280,16 @@ func withDocker(ctx context.Context, fn func(*testcontainers.DockerClient) error
 	defer cli.Close()
 	return fn(cli)
 }
+
+// WithTmpfs mounts a tmpfs of size bytes ("1m", "64k") at dir inside the
+// container, writable by every user, so that a test can fill a small file
+// system and see how the server reports a full disk.
+func WithTmpfs(dir, size string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithTmpfs(map[string]string{dir: "rw,size=" + size + ",mode=1777"})
+}
+
+// WithReadOnlyTmpfs mounts an empty read-only tmpfs at dir inside the
+// container, for a test of how the server reports a read-only file system.
+func WithReadOnlyTmpfs(dir string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithTmpfs(map[string]string{dir: "ro,size=64k,mode=1777"})
+}
