@@ -72,6 +72,25 @@ func TestApproveChanges(t *testing.T) {
 	}
 }
 
+// TestApproveBinaryChangedWhileLooking: the user is shown no diff of a
+// binary file, yet an answer given while the file changed is not taken
+// for the change the call now makes.
+func TestApproveBinaryChangedWhileLooking(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.bin": "old\x00bin"})
+	cs := connect(t, New(w.set, Options{Approve: ApproveChanges}), &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			w.write(t, "f.bin", "theirs\x00longer")
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	if _, text := call(t, cs, "write_file", map[string]any{"path": "f.bin", "content": "new\n"}); text != "['f.bin' was not written: "+reasonChanged+"]" {
+		t.Errorf("result %q", text)
+	}
+	if got := w.read(t, "f.bin"); got != "theirs\x00longer" {
+		t.Errorf("file holds %q", got)
+	}
+}
+
 // TestApproveEveryChangingTool: each tool that changes storage asks, and
 // does nothing when declined; reads never ask.
 func TestApproveEveryChangingTool(t *testing.T) {
