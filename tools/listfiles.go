@@ -254,7 +254,11 @@ func (ig *ignoreStack) enter(ctx context.Context, dir string, entries []backend.
 		if e.Name == ".git" {
 			name += "/info/exclude"
 		}
-		data, err := ig.read(ctx, name)
+		rctx := ctx
+		if e.Name != ".git" {
+			rctx = knownFile(ctx, name, e.Size, e.Version)
+		}
+		data, err := ig.read(rctx, name)
 		if err != nil {
 			return err
 		}

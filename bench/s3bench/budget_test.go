@@ -108,6 +108,7 @@ func TestS3RequestBudgets(t *testing.T) {
 		budget    int
 		downloads int  // GETs of the object itself, -1 when not counted
 		mount     bool // the bucket served as the mount /s3 of a mounted namespace
+		ignore    bool // many/.ignore leaves out many/f000.txt to f009.txt
 	}{
 		// The issue's budgets are 2, 3, 4, 4 and N+2. A read of a named
 		// object first lists the keys that start with its name, which
@@ -118,35 +119,41 @@ func TestS3RequestBudgets(t *testing.T) {
 		// returns an object's bytes and tells whether keys lie below its
 		// name, so a read costs the start-up HeadBucket, the listing and
 		// the GET: read_file is one over its budget of 2.
-		{"read_file", "read_file", map[string]any{"path": "f.txt"}, 3, 1, false},
-		{"file_info", "file_info", map[string]any{"path": "f.txt"}, 3, 1, false},
+		{"read_file", "read_file", map[string]any{"path": "f.txt"}, 3, 1, false, false},
+		{"file_info", "file_info", map[string]any{"path": "f.txt"}, 3, 1, false, false},
 		// The read's listing and GET, then the PUT with If-Match on the
 		// ETag read: the tool tells the backend it has just seen that
 		// version (backend.WithKnownFile), so OpenWrite skips its own
 		// no-directory check.
 		{"edit_file with expected_hash", "edit_file", map[string]any{"path": "f.txt", "old_text": "beta", "new_text": "BETA",
-			"expected_hash": hashOf(body)}, 4, 1, false},
+			"expected_hash": hashOf(body)}, 4, 1, false, false},
 		// The read's listing answers "missing" without a GET; OpenWrite's
 		// no-directory check (the one a create must keep) and the
 		// If-None-Match PUT follow.
-		{"write_file of a new object", "write_file", map[string]any{"path": "new.txt", "content": "new\n"}, 4, -1, false},
+		{"write_file of a new object", "write_file", map[string]any{"path": "new.txt", "content": "new\n"}, 4, -1, false, false},
 		// The whole bucket, f.txt and the objects below many/: one
 		// recursive listing, then a GET per object with If-Match on the
 		// ETag listed, the walk having settled that no directory shadows it.
-		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false},
+		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false, false},
 		// grep has no budget in the issue; its built-in engine (ripgrep
 		// serves local disk only) reads the walked files as search_files.
-		{fmt.Sprintf("grep over %d objects", objects+1), "grep", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false},
+		{fmt.Sprintf("grep over %d objects", objects+1), "grep", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false, false},
+		// list_files reads the ignore file the walk has just listed with
+		// the GET alone: the start-up HeadBucket, the walk, the GET.
+		{"list_files with an .ignore file", "list_files", map[string]any{}, 3, -1, false, true},
 		// A mount passes the caller's word on to the bucket under the
 		// mount's own path, so the savings hold through it.
 		{"edit_file through a mount", "edit_file", map[string]any{"path": "/s3/f.txt", "old_text": "beta", "new_text": "BETA",
-			"expected_hash": hashOf(body)}, 4, 1, true},
-		{fmt.Sprintf("search_files through a mount over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma", "path": "/s3"}, objects + 1 + 2, objects + 1, true},
+			"expected_hash": hashOf(body)}, 4, 1, true, false},
+		{fmt.Sprintf("search_files through a mount over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma", "path": "/s3"}, objects + 1 + 2, objects + 1, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			bucket := srv.NewBucket(ctx, t)
 			seed(ctx, t, srv.Client(), bucket, body, objects)
+			if c.ignore {
+				put(ctx, t, srv.Client(), bucket, "many/.ignore", "f00*.txt\n")
+			}
 			cfg := srv.Config(bucket, "")
 			cfg.Endpoint = proxy.url
 			proxy.take()
@@ -174,6 +181,9 @@ func TestS3RequestBudgets(t *testing.T) {
 			if len(log) > c.budget {
 				t.Errorf("%s sent %d requests, budget %d; output:\n%s", c.tool, len(log), c.budget, out)
 			}
+			if c.ignore && (strings.Contains(out, "f001.txt") || !strings.Contains(out, "f010.txt")) {
+				t.Errorf("%s did not apply many/.ignore; output:\n%q", c.tool, out)
+			}
 			if c.downloads >= 0 {
 				if n := objectGets(log, bucket); n != c.downloads {
 					t.Errorf("%s downloaded %d times, want %d", c.tool, n, c.downloads)
@@ -187,18 +197,21 @@ func TestS3RequestBudgets(t *testing.T) {
 // in ten of them matching "gamma".
 func seed(ctx context.Context, t *testing.T, client *s3.Client, bucket, body string, objects int) {
 	t.Helper()
-	put := func(key, content string) {
-		if _, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(key), Body: strings.NewReader(content)}); err != nil {
-			t.Fatalf("put %q: %v", key, err)
-		}
-	}
-	put("f.txt", body)
+	put(ctx, t, client, bucket, "f.txt", body)
 	for i := range objects {
 		content := fmt.Sprintf("file %d\n", i)
 		if i%10 == 0 {
 			content += "gamma\n"
 		}
-		put(fmt.Sprintf("many/f%03d.txt", i), content)
+		put(ctx, t, client, bucket, fmt.Sprintf("many/f%03d.txt", i), content)
+	}
+}
+
+// put stores content as the object key.
+func put(ctx context.Context, t *testing.T, client *s3.Client, bucket, key, content string) {
+	t.Helper()
+	if _, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(key), Body: strings.NewReader(content)}); err != nil {
+		t.Fatalf("put %q: %v", key, err)
 	}
 }
 
