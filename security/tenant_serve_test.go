@@ -74,8 +74,28 @@ var serveURLPattern = regexp.MustCompile(`url=(https?://\S+/mcp)`)
 // tenantServe is a running `fencefs serve --http`.
 type tenantServe struct {
 	url    string
+	cmd    *exec.Cmd
 	mu     sync.Mutex
 	stderr strings.Builder
+	// lines receives the stderr lines, as far as waitLog keeps up.
+	lines chan string
+}
+
+// waitLog waits until the server logs a line containing want.
+func (s *tenantServe) waitLog(t *testing.T, want string) {
+	t.Helper()
+	timer := time.NewTimer(serveStartDeadline)
+	defer timer.Stop()
+	for {
+		select {
+		case l := <-s.lines:
+			if strings.Contains(l, want) {
+				return
+			}
+		case <-timer.C:
+			t.Fatalf("the server did not log %q within %v:\n%s", want, serveStartDeadline, s.log())
+		}
+	}
 }
 
 func (s *tenantServe) log() string {
@@ -96,7 +116,7 @@ func startTenantServe(t *testing.T, args ...string) *tenantServe {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &tenantServe{}
+	s := &tenantServe{cmd: cmd, lines: make(chan string, 1024)}
 	exited := make(chan struct{})
 	t.Cleanup(func() {
 		cmd.Process.Kill()
@@ -110,6 +130,10 @@ func startTenantServe(t *testing.T, args ...string) *tenantServe {
 			s.mu.Lock()
 			fmt.Fprintln(&s.stderr, sc.Text())
 			s.mu.Unlock()
+			select {
+			case s.lines <- sc.Text():
+			default:
+			}
 			if m := serveURLPattern.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -10,12 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
@@ -35,28 +32,6 @@ func connectAs(t testing.TB, url, token, version string) (*mcp.ClientSession, er
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{token}}}
 	return newClient().Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-}
-
-// post sends an MCP initialize with token and returns the status and the
-// WWW-Authenticate header.
-func post(t *testing.T, url, token string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 
 // startTenantServe starts serve --http with JWT auth from iss and one
@@ -179,54 +154,6 @@ func checkAuditFile(t *testing.T, file string) {
 	out, err = exec.Command(binary, "audit", "verify", tampered).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "line ") {
 		t.Errorf("audit verify of an edited log: %v\n%s", err, out)
-	}
-}
-
-// TestServeHTTPLoopbackOnly: without --auth, serve --http refuses an
-// address that is not loopback.
-func TestServeHTTPLoopbackOnly(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	for _, addr := range []string{"0.0.0.0:0", ":0"} {
-		out, err := exec.Command(binary, "serve", "--root", f.root, "--http", addr).CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "without --auth the server binds only a loopback address") {
-			t.Errorf("--http %s without --auth: %v\n%s", addr, err, out)
-		}
-	}
-}
-
-// TestServeHTTPTokenFile serves --auth tokens: a token of the file is
-// accepted, and after the file changes and SIGHUP, only the new one.
-func TestServeHTTPTokenFile(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	file := filepath.Join(t.TempDir(), "tokens.yaml")
-	tokens := func(name, token string) string {
-		return "tokens:\n  - name: " + name + "\n    sha256: " + tenant.HashToken(token) + "\n    tenant: t1\n    scopes: [files:read]\n"
-	}
-	writeFile(t, file, tokens("old", "old-secret-token"))
-	h := startHTTPServe(t, f, "--auth", "tokens", "--token-file", file)
-	if code, _ := post(t, h.url, "old-secret-token"); code != http.StatusOK {
-		t.Fatalf("the file's token: %d", code)
-	}
-	if code, _ := post(t, h.url, "new-secret-token"); code != http.StatusUnauthorized {
-		t.Fatalf("a token not in the file: %d", code)
-	}
-	writeFile(t, file, tokens("new", "new-secret-token"))
-	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	h.waitLog(t, "reloaded the token file")
-	if code, _ := post(t, h.url, "old-secret-token"); code != http.StatusUnauthorized {
-		t.Errorf("a removed token after SIGHUP: %d", code)
-	}
-	cs, err := connectAs(t, h.url, "new-secret-token", "")
-	if err != nil {
-		t.Fatalf("the new token: %v", err)
-	}
-	defer cs.Close()
-	if text := callOK(t, t.Context(), cs, "read_file", map[string]any{"path": "a.txt"}); !strings.Contains(text, "hello") {
-		t.Errorf("read_file: %q", text)
 	}
 }
 
