@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -154,43 +153,5 @@ func checkAuditFile(t *testing.T, file string) {
 	out, err = exec.Command(binary, "audit", "verify", tampered).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "line ") {
 		t.Errorf("audit verify of an edited log: %v\n%s", err, out)
-	}
-}
-
-// TestServeHTTPStatelessRequireRead: stateless, --require-read holds by
-// expected_hash, so it protects whichever replica a request reaches.
-func TestServeHTTPStatelessRequireRead(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ctx := t.Context()
-	h := startHTTPServe(t, f, "--require-read")
-	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	for _, tc := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"write_file", map[string]any{"path": "a.txt", "content": "changed\n"}},
-		{"edit_file", map[string]any{"path": "a.txt", "old_string": "hello", "new_string": "bye"}},
-	} {
-		if text, isError := callTool(t, ctx, cs, tc.tool, tc.args); !isError || !strings.Contains(text, "expected_hash") {
-			t.Errorf("%s without expected_hash: %q, isError %v", tc.tool, text, isError)
-		}
-	}
-	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "hello\nworld\n" {
-		t.Fatalf("a.txt holds %q after refused changes", got)
-	}
-	callOK(t, ctx, cs, "write_file", map[string]any{"path": "new.txt", "content": "new\n"})
-	text := callOK(t, ctx, cs, "read_file", map[string]any{"path": "a.txt"})
-	m := regexp.MustCompile(`hash:([0-9a-f]+)`).FindStringSubmatch(text)
-	if m == nil {
-		t.Fatalf("no hash in %q", text)
-	}
-	callOK(t, ctx, cs, "write_file", map[string]any{"path": "a.txt", "content": "changed\n", "expected_hash": m[1]})
-	if got := readFile(t, filepath.Join(f.root, "a.txt")); got != "changed\n" {
-		t.Fatalf("a.txt holds %q", got)
 	}
 }
