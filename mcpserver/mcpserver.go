@@ -105,7 +105,7 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 		sopts.UnsubscribeHandler = h.unsubscribe
 	}
 	if opts.Skills != nil {
-		sopts.Capabilities.Extensions = map[string]any{SkillsExtension: map[string]any{}}
+		sopts.Capabilities.Extensions = map[string]any{SkillsExtension: map[string]any{"directoryRead": true}}
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
 	h.server = server

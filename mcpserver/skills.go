@@ -8,6 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"mime"
+	"net/url"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -65,6 +69,10 @@ type skillEntry struct {
 	skill skills.Skill
 	// files maps each resource URI to the path ReadFile takes.
 	files map[string]string
+	// dirs holds the URI of the skill's root and of each directory below
+	// it (no trailing slash), the directory resources of
+	// resources/directory/read.
+	dirs map[string]bool
 }
 
 type skillResource struct {
@@ -149,12 +157,12 @@ func (s *SkillSource) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// digests is what identifies a catalog's content: a change of any file
-// or front matter changes it.
+// digests is what identifies a catalog's content: a change of any file,
+// directory or front matter changes it.
 func digests(entries []*skillEntry) []any {
 	var out []any
 	for _, e := range entries {
-		out = append(out, e.URI, e.Frontmatter, e.Resources)
+		out = append(out, e.URI, e.Frontmatter, e.Resources, e.dirs)
 	}
 	return out
 }
@@ -166,7 +174,8 @@ func (s *SkillSource) entry(ctx context.Context, sk skills.Skill) (*skillEntry, 
 	for k, v := range sk.Fields {
 		fm[k] = v
 	}
-	e := &skillEntry{URI: skillURI(sk.Name, "SKILL.md"), Frontmatter: fm, skill: sk, files: map[string]string{}}
+	e := &skillEntry{URI: skillURI(sk.Name, "SKILL.md"), Frontmatter: fm, skill: sk, files: map[string]string{},
+		dirs: map[string]bool{"skill://" + sk.Name: true}}
 	var walk func(rel string) error
 	walk = func(rel string) error {
 		paths, _, err := s.set.CompletePath(ctx, strings.TrimPrefix(dir+"/"+rel, "/"), maxSkillFiles)
@@ -179,6 +188,7 @@ func (s *SkillSource) entry(ctx context.Context, sk skills.Skill) (*skillEntry, 
 			}
 			sub := strings.TrimPrefix(p, dir+"/")
 			if strings.HasSuffix(p, "/") {
+				e.dirs[strings.TrimSuffix(skillURI(sk.Name, sub), "/")] = true
 				if err := walk(sub); err != nil {
 					return err
 				}
@@ -230,6 +240,9 @@ func (s *SkillSource) attach(srv *mcp.Server) {
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%q is not the SKILL.md of a skill this server serves", p.URI)}
 	})
+	_ = mcp.AddReceivingCustomMethod(srv, "resources/directory/read", func(_ context.Context, _ *mcp.ServerSession, p *directoryReadParams) (*directoryReadResult, error) {
+		return s.readDir(p.URI, p.Cursor)
+	})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "skill-file", URITemplate: "skill://{name}/{+file}",
 		Description: "A file of a skill, listed with its digest by skills/list and skills/get."}, s.read)
 }
@@ -244,13 +257,9 @@ const skillsPageSize = 100
 // library cannot tell whether every caller of the server sees the same
 // skills.
 func (s *SkillSource) list(cursor string) (*skillsListResult, error) {
-	after := ""
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || !strings.HasPrefix(string(b), "skill://") {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor: pass the nextCursor of the page before"}
-		}
-		after = string(b)
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -264,10 +273,92 @@ func (s *SkillSource) list(cursor string) (*skillsListResult, error) {
 		res.Skills = []*skillEntry{}
 	}
 	if i+len(page) < len(s.entries) {
-		res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].URI))
+		res.NextCursor = encodeCursor(page[len(page)-1].URI)
 	}
 	res.TTLMs = int(s.interval.Milliseconds())
 	res.CacheScope = "private"
+	return res, nil
+}
+
+// encodeCursor returns the cursor of the page after the item uri.
+func encodeCursor(uri string) string { return base64.RawURLEncoding.EncodeToString([]byte(uri)) }
+
+// decodeCursor returns the URI a cursor of encodeCursor carries, "" for
+// none.
+func decodeCursor(cursor string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || !strings.HasPrefix(string(b), "skill://") {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor: pass the nextCursor of the page before"}
+	}
+	return string(b), nil
+}
+
+// dirPageSize is how many children one resources/directory/read page
+// holds.
+const dirPageSize = 1000
+
+// readDir answers resources/directory/read of a skill's directory: its
+// direct children, files with their resource metadata and directories as
+// inode/directory, in URI order, paged after cursor.
+func (s *SkillSource) readDir(uri, cursor string) (*directoryReadResult, error) {
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	var e *skillEntry
+	for _, c := range s.entries {
+		if c.dirs[uri] {
+			e = c
+			break
+		}
+	}
+	s.mu.Unlock()
+	if e == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%q is not a directory of a skill this server serves", uri)}
+	}
+	children := map[string]*mcp.Resource{}
+	child := func(u string, dir bool) {
+		rest, ok := strings.CutPrefix(u, uri+"/")
+		if !ok || rest == "" {
+			return
+		}
+		seg, _, deeper := strings.Cut(rest, "/")
+		name, err := url.PathUnescape(seg)
+		if err != nil {
+			name = seg
+		}
+		r := &mcp.Resource{URI: uri + "/" + seg, Name: name}
+		switch {
+		case deeper || dir:
+			r.MIMEType = "inode/directory"
+		case r.URI == e.URI:
+			r.MIMEType = "text/markdown"
+		default:
+			r.MIMEType = mime.TypeByExtension(path.Ext(name))
+		}
+		children[r.URI] = r
+	}
+	for u := range e.files {
+		child(u, false)
+	}
+	for u := range e.dirs {
+		child(u, true)
+	}
+	res := &directoryReadResult{Resources: []*mcp.Resource{}}
+	for _, u := range slices.Sorted(maps.Keys(children)) {
+		if u <= after {
+			continue
+		}
+		if len(res.Resources) == dirPageSize {
+			res.NextCursor = encodeCursor(res.Resources[len(res.Resources)-1].URI)
+			break
+		}
+		res.Resources = append(res.Resources, children[u])
+	}
 	return res, nil
 }
 
@@ -370,4 +461,16 @@ type skillsGetParams struct {
 type skillsGetResult struct {
 	mcp.ResultBase
 	Skill *skillEntry `json:"skill"`
+}
+
+type directoryReadParams struct {
+	mcp.ParamsBase
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+type directoryReadResult struct {
+	mcp.ResultBase
+	Resources  []*mcp.Resource `json:"resources"`
+	NextCursor string          `json:"nextCursor,omitempty"`
 }

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,6 +223,70 @@ func TestSkillsListPages(t *testing.T) {
 	for _, bad := range []string{"not base64!", "c2tpbGw"} {
 		if _, err := mcp.CallCustomMethod[*pageParams, *pageResult](ctx, cs, "skills/list", &pageParams{Cursor: bad}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("cursor %q: %v, want invalid params", bad, err)
+		}
+	}
+}
+
+type dirParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri"`
+}
+
+type dirResult struct {
+	mcp.ResultBase
+	Resources []struct {
+		URI      string `json:"uri"`
+		Name     string `json:"name"`
+		MIMEType string `json:"mimeType"`
+	} `json:"resources"`
+}
+
+// TestSkillDirectoryRead: resources/directory/read lists the direct
+// children of a skill's root and of its directories (an empty one
+// included), directories as inode/directory; a file or an unknown URI
+// is invalid params. The extension declares directoryRead.
+func TestSkillDirectoryRead(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{
+		"skills/alpha/SKILL.md":          alphaSkill,
+		"skills/alpha/ref/guide.md":      "the guide\n",
+		"skills/alpha/ref/deep/notes.md": "deep\n",
+	})
+	if err := os.MkdirAll(filepath.Join(w.dir, "skills", "alpha", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-host"}, nil)
+	if err := mcp.AddSendingCustomMethod[*dirParams, *dirResult](c, "resources/directory/read"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, New(w.set, Options{Skills: newSkillSource(t, w)}), c, "")
+	if ext, _ := cs.InitializeResult().Capabilities.Extensions[SkillsExtension].(map[string]any); ext["directoryRead"] != true {
+		t.Errorf("the skills extension declares %v, want directoryRead", ext)
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		uri  string
+		want string
+	}{
+		{"skill://alpha", "skill://alpha/SKILL.md SKILL.md text/markdown, skill://alpha/empty empty inode/directory, skill://alpha/ref ref inode/directory"},
+		{"skill://alpha/ref", "skill://alpha/ref/deep deep inode/directory, skill://alpha/ref/guide.md guide.md " + mime.TypeByExtension(".md")},
+		{"skill://alpha/empty", ""},
+	} {
+		res, err := mcp.CallCustomMethod[*dirParams, *dirResult](ctx, cs, "resources/directory/read", &dirParams{URI: tt.uri})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.uri, err)
+		}
+		var got []string
+		for _, r := range res.Resources {
+			got = append(got, strings.TrimSpace(r.URI+" "+r.Name+" "+r.MIMEType))
+		}
+		if strings.Join(got, ", ") != strings.TrimSpace(tt.want) || res.Resources == nil {
+			t.Errorf("%s: %q, want %q", tt.uri, strings.Join(got, ", "), tt.want)
+		}
+	}
+	var werr *jsonrpc.Error
+	for _, bad := range []string{"skill://alpha/SKILL.md", "skill://nope", "skill://alpha/ref/"} {
+		if _, err := mcp.CallCustomMethod[*dirParams, *dirResult](ctx, cs, "resources/directory/read", &dirParams{URI: bad}); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s: %v, want invalid params", bad, err)
 		}
 	}
 }

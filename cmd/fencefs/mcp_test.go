@@ -48,6 +48,16 @@ type skillsGetResult struct {
 	} `json:"skill"`
 }
 
+type dirReadParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri"`
+}
+
+type dirReadResult struct {
+	mcp.ResultBase
+	Resources []*mcp.Resource `json:"resources"`
+}
+
 const demoSkill = "---\nname: demo\ndescription: Shows the way.\n---\nRead notes.md.\n"
 
 // mcpFixture is a root with a file to change, a denied directory and a
@@ -105,6 +115,9 @@ func (h *host) client(t *testing.T, elicit bool) *mcp.Client {
 		t.Fatal(err)
 	}
 	if err := mcp.AddSendingCustomMethod[*skillsGetParams, *skillsGetResult](c, "skills/get"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*dirReadParams, *dirReadResult](c, "resources/directory/read"); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -219,6 +232,11 @@ func TestServeMCPHost(t *testing.T) {
 			}
 			if got.Skill.Frontmatter["name"] != "demo" || digests["skill://demo/SKILL.md"] != sha256Digest(demoSkill) || digests["skill://demo/notes.md"] != sha256Digest("the notes\n") {
 				t.Errorf("skills/get: %+v", got.Skill)
+			}
+
+			dir, err := mcp.CallCustomMethod[*dirReadParams, *dirReadResult](ctx, cs, "resources/directory/read", &dirReadParams{URI: "skill://demo"})
+			if err != nil || len(dir.Resources) != 2 || dir.Resources[0].URI != "skill://demo/SKILL.md" || dir.Resources[1].URI != "skill://demo/notes.md" {
+				t.Errorf("resources/directory/read skill://demo: %+v, %v", dir, err)
 			}
 
 			// An approved write, with the diff shown to the user.
