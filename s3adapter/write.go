@@ -82,21 +82,15 @@ func (f *FS) checkWritable(ctx context.Context, name string) error {
 }
 
 // checkAncestors walks down to dir (itself included) and fails with
-// backend.ErrNotDir at the first object that is not also a directory.
+// backend.ErrNotDir at the first object that is not also a directory,
+// with one listing per level (see settle).
 func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
 	for _, a := range dirLevels(dir) {
-		isFile, err := f.objectExists(ctx, a)
-		if err != nil {
+		isDir, obj, err := f.settle(ctx, a)
+		switch {
+		case err != nil:
 			return pathError(op, name, err)
-		}
-		if !isFile {
-			continue
-		}
-		isDir, err := f.hasChildren(ctx, a)
-		if err != nil {
-			return pathError(op, name, err)
-		}
-		if !isDir {
+		case !isDir && obj != nil:
 			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
 		}
 	}
@@ -106,7 +100,8 @@ func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
 // MkdirAll creates dir and its missing parents by writing a marker
 // object ("dir/") for each missing level. An existing directory is not
 // an error; an object on the way gives backend.ErrNotDir, or fs.ErrExist
-// when it is dir itself.
+// when it is dir itself. One listing per level examined settles what it
+// is (see settle), from dir up to the first level that exists.
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if err := f.checkPath("mkdir", dir); err != nil {
 		return err
@@ -117,39 +112,31 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	exists, err := f.hasChildren(ctx, dir)
-	if err != nil {
+	isDir, obj, err := f.settle(ctx, dir)
+	switch {
+	case err != nil:
 		return pathError("mkdir", dir, err)
-	}
-	if exists {
+	case isDir:
 		return nil
+	case obj != nil:
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
 	}
 	levels := dirLevels(dir)
-	for i, level := range levels {
-		if i < len(levels)-1 {
-			// Below the first missing level nothing exists, so the
-			// search stops there.
-			exists, err := f.hasChildren(ctx, level)
-			if err != nil {
-				return pathError("mkdir", dir, err)
-			}
-			if exists {
-				continue
-			}
-		}
-		isFile, err := f.objectExists(ctx, level)
-		if err != nil {
+	for i, level := range levels[:len(levels)-1] {
+		isDir, obj, err := f.settle(ctx, level)
+		switch {
+		case err != nil:
 			return pathError("mkdir", dir, err)
-		}
-		if isFile && level == dir {
-			return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
-		}
-		if isFile {
+		case isDir:
+			continue
+		case obj != nil:
 			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
 		}
+		// Below the first missing level nothing exists, so the search
+		// stops there.
 		return f.putMarkers(ctx, dir, levels[i:])
 	}
-	return nil
+	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
 }
 
 // putMarkers writes the directory markers of levels, top down.

@@ -138,6 +138,10 @@ func TestS3RequestBudgets(t *testing.T) {
 		// grep has no budget in the issue; its built-in engine (ripgrep
 		// serves local disk only) reads the walked files as search_files.
 		{fmt.Sprintf("grep over %d objects", objects+1), "grep", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false, false},
+		// create_directory has no budget in the issue; held as measured:
+		// the tool's Stat of each level up to one that exists (3), then
+		// MkdirAll's one listing per level examined (3) and the 2 markers.
+		{"create_directory of a new directory below an existing one", "create_directory", map[string]any{"path": "many/new/deeper"}, 9, -1, false, false},
 		// list_files reads the ignore file the walk has just listed with
 		// the GET alone: the start-up HeadBucket, the walk, the GET.
 		{"list_files with an .ignore file", "list_files", map[string]any{}, 3, -1, false, true},
