@@ -240,10 +240,10 @@ func usage(w io.Writer) {
 func commandUsage(cmd string, w io.Writer) {
 	synopsis := map[string]string{
 		"serve": "fencefs serve [flags]\n\nRuns an MCP server offering the file tools, over stdio or, with --http, streamable HTTP at /mcp.\n" +
-			"With --skills ROOT, the skills found there (at start-up, then every --skills-refresh) are offered as MCP prompts,\n" +
-			"getting one gives the skill's instructions and the path of its files, and as skill:// resources\n" +
-			"(SEP-2640, files read under the policy). ROOT is a tool path from the namespace root (/NAME/...\n" +
-			"with mounts); skills are found directly, not through --allow/--deny/--protect.\n" +
+			"With --skills ROOT, the skills found there (at start-up, then every --skills-refresh) are offered\n" +
+			"as MCP prompts (getting one gives the skill's instructions and the path of its files) and as\n" +
+			"skill:// resources (SEP-2640, files read under the policy). ROOT is a tool path from the namespace\n" +
+			"root (/NAME/... with mounts); skills are found directly, not through --allow/--deny/--protect.\n" +
 			"With --approve changes, every change is shown to the user through the host and made only on accept;\n" +
 			"a client that cannot ask its user has its changes refused (or cancelled: --approve-fallback cancel).\n" +
 			"When read_file is offered, files are resources too (fencefs:///{+path}), with subscriptions.\n" +
