@@ -471,3 +471,29 @@ func TestServeApprovalAcrossReplicas(t *testing.T) {
 		t.Errorf("a.txt holds %q", got)
 	}
 }
+
+// TestServeResourcesRateLimited: resources/read and completion count
+// against --rate-limit as tool calls do, so they are no way around it.
+func TestServeResourcesRateLimited(t *testing.T) {
+	t.Parallel()
+	f := mcpFixture(t)
+	ctx := t.Context()
+	srv := startServe(t, "serve", "--http", "127.0.0.1:0", "--root", f.root, "--rate-limit", "0.001", "--rate-burst", "2")
+	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	read := &mcp.ReadResourceParams{URI: "fencefs:///a.txt"}
+	if _, err := cs.ReadResource(ctx, read); err != nil {
+		t.Fatalf("first read: %v", err)
+	}
+	callOK(t, ctx, cs, "read_file", map[string]any{"path": "a.txt"})
+	if _, err := cs.ReadResource(ctx, read); err == nil || !strings.Contains(err.Error(), "calls per second") {
+		t.Errorf("a read beyond the rate: %v, want a refusal naming the rate", err)
+	}
+	comp := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "fencefs:///{+path}"}, Argument: mcp.CompleteParamsArgument{Name: "path", Value: "a"}}
+	if _, err := cs.Complete(ctx, comp); err == nil || !strings.Contains(err.Error(), "calls per second") {
+		t.Errorf("a completion beyond the rate: %v, want a refusal naming the rate", err)
+	}
+}

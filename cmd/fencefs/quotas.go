@@ -25,9 +25,13 @@ func newQuotas(s *config.Settings, usage quota.UsageFunc) (*quota.Manager, error
 
 // quotaKey is the tenant whose limits a call counts against: the
 // verified tenant, or one key for the whole server without --auth.
-func quotaKey(req *mcp.CallToolRequest) string {
-	if req.Extra != nil {
-		if id, err := tenant.FromTokenInfo(req.Extra.TokenInfo); err == nil {
+func quotaKey(req *mcp.CallToolRequest) string { return tenantKey(req.Extra) }
+
+// tenantKey is the quota key of a request with extra: its verified
+// tenant, or "-" without authentication.
+func tenantKey(extra *mcp.RequestExtra) string {
+	if extra != nil {
+		if id, err := tenant.FromTokenInfo(extra.TokenInfo); err == nil {
 			return string(id.Tenant)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -232,7 +233,7 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 	// Settings were checked at start-up: the names parse.
 	approve, _ := mcpserver.ParseApproval(s.Approve)
 	_, reads := set.Tool("read_file")
-	return mcpserver.New(set, mcpserver.Options{
+	srv := mcpserver.New(set, mcpserver.Options{
 		Name:             "fencefs",
 		Version:          readVersion().short(),
 		Instructions:     instructions(s),
@@ -252,6 +253,39 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 			return logged(h.metrics.measured(t, th))
 		},
 	})
+	if h.quotas != nil {
+		srv.AddReceivingMiddleware(admitted(h.quotas))
+	}
+	return srv
+}
+
+// readsStorage reports whether a request other than tools/call reads the
+// namespace's storage for its answer.
+func readsStorage(method string) bool {
+	switch method {
+	case "resources/read", "resources/directory/read", "completion/complete", "prompts/get":
+		return true
+	}
+	return false
+}
+
+// admitted puts the requests besides tool calls that read storage under
+// the caller's rate and concurrency limits, as limited does tool calls,
+// so that resources and completion are no way around them.
+func admitted(q *quota.Manager) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if !readsStorage(method) {
+				return next(ctx, method, req)
+			}
+			release, err := q.Admit(tenantKey(req.GetExtra()))
+			if err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}
+			}
+			defer release()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // noElicitationReason is what the model is told of a change --approve
