@@ -211,12 +211,16 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 	}
 	// A link whose chain steps into a denied directory is invisible, as
 	// the entries of that directory are, wherever the chain then leads.
-	resolved, err := f.s.links.TraceSymlinks(ctx, we.Actual, func(hop string) error {
-		if f.s.hopDenied(hop) != nil {
-			return errHopDenied
+	var visit func(string) error
+	if f.s.hasDenied() {
+		visit = func(hop string) error {
+			if f.s.hopDenied(hop) != nil {
+				return errHopDenied
+			}
+			return nil
 		}
-		return nil
-	})
+	}
+	resolved, err := f.s.links.TraceSymlinks(ctx, we.Actual, visit)
 	if err != nil {
 		return false, ctx.Err()
 	}

@@ -87,6 +87,9 @@ func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, er
 	return t, s.permit(ctx, tool, t, lv)
 }
 
+// hasDenied reports whether the Set has denied patterns to judge hops by.
+func (s *Set) hasDenied() bool { return s.rules != nil && len(s.rules.Denied) > 0 }
+
 // hopDenied returns the denied-pattern refusal of a path a resolution
 // stepped on, as a *policy.Denied, or nil.
 func (s *Set) hopDenied(hop string) *policy.Denied {
@@ -238,15 +241,20 @@ func refusal(r backend.PathReason, p string) error {
 func (s *Set) followLinks(ctx context.Context, written, display string, hops *[]string) (string, error) {
 	var denied error
 	var stepped []string
-	visit := func(hop string) error {
-		if d := s.hopDenied(hop); d != nil {
-			denied = s.deniedMsg(d, target{written: written})
-			return denied
+	var visit func(string) error
+	if s.hasDenied() || hops != nil {
+		// Without denied patterns or a hook there is nothing to judge on
+		// the way, and the common call allocates no visit.
+		visit = func(hop string) error {
+			if d := s.hopDenied(hop); d != nil {
+				denied = s.deniedMsg(d, target{written: written})
+				return denied
+			}
+			if hops != nil {
+				stepped = append(stepped, hop)
+			}
+			return nil
 		}
-		if hops != nil {
-			stepped = append(stepped, hop)
-		}
-		return nil
 	}
 	resolved, err := backend.TraceSymlinks(ctx, s.b, written, visit)
 	switch {
