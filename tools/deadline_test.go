@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -171,5 +172,42 @@ func TestCallContextManyPolls(t *testing.T) {
 	}
 	if c.timed.Load() == nil {
 		t.Fatalf("no timer after %d polls", maxClockPolls+1)
+	}
+}
+
+// TestEndlessStreamsEndByTheCallDeadline reads streams that never end,
+// whose reader ignores the context, under a short CallTimeout and no
+// deadline of the caller's: nothing waits on Done there, so only the
+// deadline's clock ends the call, which must stop by it with the
+// retry that names the limit (ReadFile, for resources: with the
+// context's error).
+func TestEndlessStreamsEndByTheCallDeadline(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	for _, tt := range []struct{ name, chunk string }{
+		{"read_file", "y\n"},
+		{"read_file", "yyyyyyyy"},
+		{"file_info", "y\n"},
+		{"ReadFile", "y\n"},
+	} {
+		t.Run(tt.name+"/"+tt.chunk[:2], func(t *testing.T) {
+			st := &stream{chunk: tt.chunk, end: 1 << 50}
+			s := newSet(t, newStreamFS(map[string]*stream{"f": st}), Options{CallTimeout: timeout})
+			start := time.Now()
+			var err error
+			if tt.name == "ReadFile" {
+				_, err = s.ReadFile(context.Background(), "f", 1<<50)
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("ReadFile: %v; want the deadline's error", err)
+				}
+			} else {
+				_, err = s.Call(context.Background(), tt.name, args(t, "path", "f"))
+				if !IsRetry(err) || !strings.HasPrefix(err.Error(), "The call did not finish within 200ms") {
+					t.Errorf("%s: %v; want the call deadline's retry", tt.name, err)
+				}
+			}
+			if took := time.Since(start); took > timeout+5*time.Second {
+				t.Errorf("ended %v after a %v deadline", took, timeout)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -25,10 +26,12 @@ func (s *Set) ReadFile(ctx context.Context, name string, max int64) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	if s.opts.CallTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)
-		defer cancel()
+	if dl, ok := ctx.Deadline(); s.opts.CallTimeout > 0 && (!ok || time.Until(dl) > s.opts.CallTimeout) {
+		// The call deadline's context, as for a tool call: no timer
+		// unless something waits.
+		c := newCallContext(ctx, s.opts.CallTimeout)
+		defer c.release()
+		ctx = c
 	}
 	t, err := s.resolve(ctx, nameReadFile, p, levelRead)
 	if err != nil {
