@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/audit"
@@ -200,4 +201,40 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "ok: %d lines, head %s\n", res.Lines, res.Head)
 	return exitOK
+}
+
+// auditedResourceReads writes an audit line per resources/read (with
+// --audit-reads): the host reads a file for the model's context as
+// read_file would. The line's path is the resource's URI.
+func auditedResourceReads(log *audit.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "resources/read" {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			rec := audit.Record{Time: start, RequestID: callInfoOf(ctx).requestID, Tool: method, Outcome: audit.OutcomeOK, Duration: time.Since(start)}
+			if extra := req.GetExtra(); extra != nil {
+				if id, idErr := tenant.FromTokenInfo(extra.TokenInfo); idErr == nil {
+					rec.Tenant, rec.Subject = string(id.Tenant), id.Subject
+				}
+			}
+			if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok {
+				rec.Paths = []string{p.URI}
+			}
+			if rr, ok := res.(*mcp.ReadResourceResult); ok && err == nil {
+				for _, c := range rr.Contents {
+					rec.Bytes += int64(len(c.Text) + len(c.Blob))
+				}
+			}
+			if err != nil {
+				rec.Outcome, rec.Reason = audit.OutcomeRefused, err.Error()
+			}
+			if lerr := log.Log(rec); lerr != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the audit log could not be written"}
+			}
+			return res, err
+		}
+	}
 }

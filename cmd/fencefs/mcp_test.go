@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -495,5 +496,45 @@ func TestServeResourcesRateLimited(t *testing.T) {
 	comp := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "fencefs:///{+path}"}, Argument: mcp.CompleteParamsArgument{Name: "path", Value: "a"}}
 	if _, err := cs.Complete(ctx, comp); err == nil || !strings.Contains(err.Error(), "calls per second") {
 		t.Errorf("a completion beyond the rate: %v, want a refusal naming the rate", err)
+	}
+}
+
+// TestServeResourceReadsAudited: with --audit-reads a resources/read gets
+// an audit line as read_file does, a refused one with its reason.
+func TestServeResourceReadsAudited(t *testing.T) {
+	t.Parallel()
+	f := mcpFixture(t)
+	ctx := t.Context()
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	cmd := exec.Command(binary, "serve", "--root", f.root, "--deny", "secret", "--audit", auditFile, "--audit-reads")
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * exitDeadline}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "fencefs:///a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "fencefs:///secret/k.txt"}); err == nil {
+		t.Fatal("a denied resource was read")
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, auditFile)), "\n") {
+		var rec struct {
+			Tool, Outcome string
+			Paths         []string
+			Bytes         int
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		got = append(got, fmt.Sprint(rec.Tool, " ", rec.Outcome, " ", rec.Paths, " ", rec.Bytes))
+	}
+	want := "resources/read ok [fencefs:///a.txt] 12\nresources/read refused [fencefs:///secret/k.txt] 0"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("audit log:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	if out := runFencefs(t, f.root, "", nil, "audit", "verify", auditFile); out.code != 0 {
+		t.Errorf("audit verify: %+v", out)
 	}
 }

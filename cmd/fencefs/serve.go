@@ -256,6 +256,9 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 	if h.quotas != nil {
 		srv.AddReceivingMiddleware(admitted(h.quotas))
 	}
+	if h.audit != nil && s.AuditReads {
+		srv.AddReceivingMiddleware(auditedResourceReads(h.audit))
+	}
 	return srv
 }
 

@@ -550,7 +550,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "rate-limit", arg: "R", usage: "per tenant and replica: tool calls per second (default 0: no limit)", value: floatValue{&s.Quota.CallsPerSecond}, only: []string{"serve"}},
 		{name: "rate-burst", arg: "N", usage: "calls allowed at once above --rate-limit (default: the rate rounded up)", value: intValue{&s.Quota.Burst, 0}, only: []string{"serve"}},
 		{name: "max-concurrent", arg: "N", usage: "per tenant and replica: tool calls running at once (default 0: no limit)", value: intValue{&s.Quota.MaxConcurrent, 0}, only: []string{"serve"}},
-		{name: "audit-reads", usage: "audit the reading calls too", value: boolValue{&s.AuditReads}, only: []string{"serve"}},
+		{name: "audit-reads", usage: "audit the reading calls too, and resources/read", value: boolValue{&s.AuditReads}, only: []string{"serve"}},
 	}
 }
 
