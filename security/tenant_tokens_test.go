@@ -1,6 +1,7 @@
 package security
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"os"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/fencefs/fencefs/tenant"
 )
@@ -21,14 +21,38 @@ func TestTenantLoopbackOnly(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
-		// A server that binds instead of refusing is stopped at the deadline.
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-		out, err := exec.CommandContext(ctx, serveBinary.get(t), "serve", "--root", root, "--http", addr).CombinedOutput()
-		cancel()
-		if err == nil || !strings.Contains(string(out), "without --auth the server binds only a loopback address") {
-			t.Errorf("--http %s without --auth: %v\n%s", addr, err, out)
+		if out, served := serveOrExit(t, "serve", "--root", root, "--http", addr); served || !strings.Contains(out, "without --auth the server binds only a loopback address") {
+			t.Errorf("--http %s without --auth: served %v\n%s", addr, served, out)
 		}
 	}
+}
+
+// serveOrExit runs fencefs with args until it exits or logs that it
+// serves (then it is killed), and returns its stderr and which it was.
+func serveOrExit(t *testing.T, args ...string) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), serveStartDeadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, serveBinary.get(t), args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	served := false
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "serving MCP") {
+			served = true
+			cmd.Process.Kill()
+		}
+	}
+	cmd.Wait()
+	return out.String(), served
 }
 
 // TestTenantTokenFileReload serves --auth tokens: a token of the file is
