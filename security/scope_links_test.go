@@ -39,7 +39,8 @@ func scopeLayout(s secrets) layout {
 // link in another tenant's tree that leads into the scope, and a link in
 // the scope whose chain passes through the other tree, are refused by
 // every tool with the scope's message naming the path as written, and
-// change nothing; a link that stays in the scope still works.
+// change nothing; walkers below the scope do not follow such links; a link
+// that stays in the scope still works.
 func TestScopeJudgesLinkChains(t *testing.T) {
 	forWorlds(t, linkKinds, scopeLayout, func(t *testing.T, w *world) {
 		root := "/t1"
@@ -64,6 +65,27 @@ func TestScopeJudgesLinkChains(t *testing.T) {
 					if strings.Contains(out, strings.TrimSpace(scopeSecret)) {
 						t.Errorf("%s %v: shows the other tenant's file: %s", tool, args, clip(out))
 					}
+				}
+			}
+		}
+		// Walkers below the scope never follow a link out of it.
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"search_files", map[string]any{"pattern": "TENANT|mine"}},
+			{"grep", map[string]any{"pattern": "TENANT|mine"}},
+			{"find_files", map[string]any{"pattern": "**"}},
+			{"list_files", map[string]any{}},
+			{"list_directory", map[string]any{}},
+		} {
+			out, err := call(t, s, c.tool, c.args)
+			if err != nil || !strings.Contains(out, "own.txt") {
+				t.Errorf("%s %v: %q, %v; want own.txt listed", c.tool, c.args, clip(out), err)
+			}
+			for _, hidden := range []string{"l-out", "l-via", "TENANT"} {
+				if c.tool != "list_directory" && strings.Contains(out, hidden) {
+					t.Errorf("%s %v: shows %q, a link leading out of the scope:\n%s", c.tool, c.args, hidden, clip(out))
 				}
 			}
 		}

@@ -43,6 +43,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/tools/internal/glob"
 )
 
@@ -211,11 +212,16 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 	}
 	// A link whose chain steps into a denied directory is invisible, as
 	// the entries of that directory are, wherever the chain then leads.
+	ask := f.s.opts.Permission != nil
 	var visit func(string) error
-	if f.s.hasDenied() {
+	var stepped []string
+	if f.s.hasDenied() || ask {
 		visit = func(hop string) error {
 			if f.s.hopDenied(hop) != nil {
 				return errHopDenied
+			}
+			if ask {
+				stepped = append(stepped, hop)
 			}
 			return nil
 		}
@@ -223,6 +229,11 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 	resolved, err := f.s.links.TraceSymlinks(ctx, we.Actual, visit)
 	if err != nil {
 		return false, ctx.Err()
+	}
+	if ask {
+		if ok, err := f.permitted(ctx, we.Name, resolved, stepped); !ok || err != nil {
+			return false, err
+		}
 	}
 	info, err := backend.Stat(ctx, f.s.b, resolved)
 	if err != nil {
@@ -239,6 +250,31 @@ func (f *walkFilter) followLink(ctx context.Context, we *walkEntry) (bool, error
 	}
 	we.Resolved, we.Info = resolved, info
 	return true, nil
+}
+
+// permitted asks the Permission hook about a link the walk follows, as it
+// was asked about the walk root: the target, with the entry as listed and
+// every path its chain stepped on as Request.Via, so that a link inside a
+// scope cannot lead a walker out of it. A refusal hides the entry (an
+// approver asked about searches is asked once per link followed); other
+// errors of the hook are fatal, as they are at the root.
+func (f *walkFilter) permitted(ctx context.Context, name, resolved string, stepped []string) (bool, error) {
+	via := []string{f.s.canonical(name)}
+	for _, h := range stepped {
+		if h != name && h != resolved {
+			via = append(via, f.s.canonical(h))
+		}
+	}
+	err := f.s.opts.Permission.Check(ctx, policy.Request{Tool: f.root.tool, Operation: f.root.op, Path: f.s.canonical(resolved), Via: via})
+	var d *policy.Denied
+	var r *RetryError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &d), errors.As(err, &r):
+		return false, nil
+	}
+	return false, err
 }
 
 // errHopDenied ends the resolution of a walk entry's link at a path the

@@ -47,6 +47,11 @@ type target struct {
 	// asked, the paths the resolution stepped on, for the hook's
 	// Request.Via.
 	via []string
+	// tool and op are the tool that resolved the path and the operation
+	// it makes, for the hook's requests about the links a walk below it
+	// follows.
+	tool string
+	op   policy.Operation
 }
 
 // resolve turns the tool path p into storage paths and checks it: the
@@ -63,7 +68,7 @@ type target struct {
 // through a denied directory is refused alike wherever it leads (back in,
 // out, round a loop); and then the target.
 func (s *Set) resolve(ctx context.Context, tool, p string, lv level) (target, error) {
-	t := target{display: p}
+	t := target{display: p, tool: tool, op: opOf(lv)}
 	var err error
 	if t.written, err = s.lexical(p, s.cwd); err != nil {
 		return t, err
@@ -150,14 +155,7 @@ func (s *Set) permit(ctx context.Context, tool string, t target, lv level) error
 	if s.opts.Permission == nil {
 		return nil
 	}
-	op := policy.OpRead
-	switch lv {
-	case levelWrite:
-		op = policy.OpModify
-	case levelSearch:
-		op = policy.OpSearch
-	}
-	req := policy.Request{Tool: tool, Operation: op, Path: s.canonical(name)}
+	req := policy.Request{Tool: tool, Operation: opOf(lv), Path: s.canonical(name)}
 	if t.resolved != t.written {
 		req.Via = t.via
 	}
@@ -173,6 +171,18 @@ func (s *Set) permit(ctx context.Context, tool string, t target, lv level) error
 		return r
 	}
 	return err
+}
+
+// opOf is the operation a Permission hook is asked about for an access
+// of level lv.
+func opOf(lv level) policy.Operation {
+	switch lv {
+	case levelWrite:
+		return policy.OpModify
+	case levelSearch:
+		return policy.OpSearch
+	}
+	return policy.OpRead
 }
 
 // lexical cleans the tool path p against the working directory cwd (a
