@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -19,7 +20,7 @@ import (
 func TestSFTPNoSpace(t *testing.T) {
 	ctx := context.Background()
 	small := containers.SFTPHome + "/small"
-	srv := containers.StartSFTP(ctx, t, containers.WithTmpfs(small, "1m"))
+	srv := containers.StartSFTP(ctx, t, containers.WithTmpfs(small, "size=1m"))
 	b, err := srv.Dial(ctx, small)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,34 @@ func TestSFTPNoSpace(t *testing.T) {
 	}
 	if got, err := backend.ReadFile(ctx, b, "fits.txt"); err != nil || string(got) != "fits" {
 		t.Errorf("ReadFile(fits.txt) = %q, %v", got, err)
+	}
+}
+
+// TestSFTPNoInodes runs a tmpfs on a real OpenSSH server out of inodes:
+// creating a directory or a write's temporary file fails with SFTP's
+// generic failure, which the adapter reports as backend.ErrNoSpace.
+func TestSFTPNoInodes(t *testing.T) {
+	ctx := context.Background()
+	few := containers.SFTPHome + "/few"
+	srv := containers.StartSFTP(ctx, t, containers.WithTmpfs(few, "size=1m", "nr_inodes=4"))
+	b, err := srv.Dial(ctx, few)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	// Spend the inodes the root leaves, then ask for more.
+	var mkErr error
+	for i := range 8 {
+		if mkErr = b.MkdirAll(ctx, fmt.Sprintf("d%d", i)); mkErr != nil {
+			break
+		}
+	}
+	if !errors.Is(mkErr, backend.ErrNoSpace) {
+		t.Fatalf("MkdirAll with no inodes left: error = %v, want backend.ErrNoSpace", mkErr)
+	}
+	err = backend.WriteFile(ctx, b, "f.txt", []byte("x"), backend.WriteOptions{})
+	if !errors.Is(err, backend.ErrNoSpace) {
+		t.Fatalf("a write with no inodes left: error = %v, want backend.ErrNoSpace", err)
 	}
 }
 

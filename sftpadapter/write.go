@@ -80,7 +80,8 @@ func (f *FS) mkdir(c *sftp.Client, name string) error {
 	fi, lerr := c.Lstat(f.remote(name))
 	switch {
 	case lerr != nil:
-		return err
+		dir, _ := backend.Split(name)
+		return f.explainFailure(c, dir, 0, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return backend.ErrSymlink
 	case !fi.IsDir():

@@ -30,6 +30,7 @@ import (
 	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -281,11 +282,12 @@ func withDocker(ctx context.Context, fn func(*testcontainers.DockerClient) error
 	return fn(cli)
 }
 
-// WithTmpfs mounts a tmpfs of size bytes ("1m", "64k") at dir inside the
-// container, writable by every user, so that a test can fill a small file
-// system and see how the server reports a full disk.
-func WithTmpfs(dir, size string) testcontainers.CustomizeRequestOption {
-	return testcontainers.WithTmpfs(map[string]string{dir: "rw,size=" + size + ",mode=1777"})
+// WithTmpfs mounts a tmpfs at dir inside the container, writable by every
+// user, with the further mount options given ("size=1m", "nr_inodes=8"),
+// so that a test can fill a small file system and see how the server
+// reports a full disk.
+func WithTmpfs(dir string, options ...string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithTmpfs(map[string]string{dir: strings.Join(append([]string{"rw", "mode=1777"}, options...), ",")})
 }
 
 // WithReadOnlyTmpfs mounts an empty read-only tmpfs at dir inside the
