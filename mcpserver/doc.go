@@ -10,13 +10,21 @@
 //
 // Beyond the tools, [Options] turn on what a host may use:
 //   - Approve: every change is shown to the user through MCP elicitation,
-//     with its path(s) and unified diff, and happens only on accept.
+//     with its path(s) and unified diff, and happens only on accept;
+//     ApprovalKey lets replicas take one another's answers.
 //   - Resources: the files of the namespace as a resource template
 //     (resources/read with the file's MIME type, text or blob, capped in
 //     size), completion of its path argument, and subscriptions that are
 //     told when a tool call through any server sharing the same [Changes]
 //     changes a subscribed file.
+//   - Skills: a [SkillSource]'s skills as prompts and as SEP-2640
+//     skill:// resources (skills/list, skills/get,
+//     resources/directory/read), found again on an interval.
+//   - Wrap: a command's own checks and records around every tool call.
 //
 // Tools that change storage report the new content hash as structured
-// content beside the contract's text.
+// content beside the contract's text; file_info, list_directory and the
+// walkers and searches report theirs as data split exactly as the tool
+// printed it. A walk whose caller sent a progress token reports the
+// count of entries it has visited.
 package mcpserver
