@@ -105,7 +105,11 @@ func TestFIFOSwappedUnderGrep(t *testing.T) {
 		for round := 0; round < 8 && hits < 2; round++ {
 			swapped := swapOnFirstOpen(t, dir)
 			out, err := call(t, s, grepTool, map[string]any{"pattern": "needle", "path": "many"})
-			<-swapped
+			select {
+			case <-swapped:
+			case <-time.After(cmdDeadline):
+				t.Fatalf("round %d: grep opened no file of the directory: %q, %v", round, clip(out), err)
+			}
 			if err != nil {
 				t.Fatalf("round %d: grep with a FIFO swapped in: %v", round, err)
 			}
