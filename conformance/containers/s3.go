@@ -88,7 +88,7 @@ func StartS3ServerWith(ctx context.Context, cfg S3Config) (*S3Server, error) {
 		opts = append(opts, WithFixedPort(s3Port, cfg.HostPort))
 	}
 	if cfg.DataBytes != 0 {
-		opts = append(opts, WithTmpfs("/data", fmt.Sprint(cfg.DataBytes)))
+		opts = append(opts, WithTmpfs("/data", fmt.Sprintf("size=%d", cfg.DataBytes)))
 	}
 	s := &S3Server{AccessKey: s3AccessKey, SecretKey: s3SecretKey, Region: s3Region}
 	if cfg.Persist {
