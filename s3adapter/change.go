@@ -75,7 +75,9 @@ func (f *FS) matchObject(ctx context.Context, op, name string, o object, pre bac
 // name. A MatchHash or MatchVersion precondition becomes a conditional
 // DeleteObject (If-Match on the ETag checked), which servers that honour
 // conditional deletes (AWS S3, versitygw) make atomic; a server that
-// ignores the header deletes whatever is there by then.
+// ignores the header deletes whatever is there by then. Under
+// [backend.WithKnownFile] naming the MatchVersion, the DeleteObject is
+// the only request.
 func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions) error {
 	const op = "remove"
 	if err := f.beginChange(op, name); err != nil {
@@ -84,8 +86,15 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 	if err := backend.CheckRemove(name, opts); err != nil {
 		return err
 	}
-	o, err := f.lookup(ctx, op, name)
-	if err != nil {
+	var (
+		o   object
+		err error
+	)
+	if knownTarget(ctx, name, opts.Precondition) {
+		// The caller has just seen the object of the version the
+		// DeleteObject below must still find (If-Match).
+		o.etag = opts.Precondition.MatchVersion
+	} else if o, err = f.lookup(ctx, op, name); err != nil {
 		return err
 	}
 	etag, err := f.matchObject(ctx, op, name, o, opts.Precondition)

@@ -89,7 +89,7 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 	truncated := false
 	if info.IsRegular() {
 		var err error
-		if old, err = s.loadSource(ctx, t); err != nil {
+		if old, err = s.loadSource(knownFile(ctx, t.resolved, info.Size, info.Version), t); err != nil {
 			return "", err
 		}
 		if expected != nil {
@@ -113,9 +113,9 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 	}
 	var pre backend.Precondition
 	if old.exists {
-		pre.MatchHash = old.hash
+		pre = s.precondition(old)
 	}
-	if err := backend.Remove(ctx, s.b, t.resolved, backend.RemoveOptions{Precondition: pre}); err != nil {
+	if err := backend.Remove(s.commitContext(ctx, &change{t: t, old: old}), s.b, t.resolved, backend.RemoveOptions{Precondition: pre}); err != nil {
 		if errors.Is(err, backend.ErrPrecondition) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrIsDir) {
 			return "", s.conflictNow(ctx, &change{t: t, old: old})
 		}
@@ -137,6 +137,7 @@ func (s *Set) loadSource(ctx context.Context, t target) (existing, error) {
 	if err != nil {
 		return ex, s.storageErr(err, t.display)
 	}
+	ex.version = r.Info().Version
 	return ex, nil
 }
 

@@ -142,6 +142,11 @@ func TestS3RequestBudgets(t *testing.T) {
 		// the tool's Stat of each level up to one that exists (3), then
 		// MkdirAll's one listing per level examined (3) and the 2 markers.
 		{"create_directory of a new directory below an existing one", "create_directory", map[string]any{"path": "many/new/deeper"}, 9, -1, false, false},
+		// delete_file has no budget in the issue (7 requests and two
+		// downloads before): the tool's Stat, the read of what the diff
+		// shows with the GET alone, and the DeleteObject If-Match on the
+		// version read.
+		{"delete_file", "delete_file", map[string]any{"path": "f.txt"}, 4, 1, false, false},
 		// list_files reads the ignore file the walk has just listed with
 		// the GET alone: the start-up HeadBucket, the walk, the GET.
 		{"list_files with an .ignore file", "list_files", map[string]any{}, 3, -1, false, true},
