@@ -119,9 +119,9 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
 	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
-		// The caller has just listed name as this object, which settled
-		// that no directory shadows it: the GET alone serves it, if it
-		// is still that version.
+		// The caller has just seen name as this object (a walk, a Stat
+		// or a read settled that no directory shadows it): the GET alone
+		// serves it, if it is still that version.
 		r, err := f.get(ctx, name, known.Version)
 		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
 			return r, err
