@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"sync"
@@ -161,6 +163,29 @@ func audited(log *audit.Logger, t *tools.Tool, reads bool, next mcp.ToolHandler)
 	}
 }
 
+// auditHeadEvery is how often the audit log's head is logged when it
+// moved: the anchor `audit verify --head` compares with, kept in the
+// server's log, where the audit file's writer cannot rewrite it.
+const auditHeadEvery = time.Minute
+
+// logAuditHeads logs l's head every period in which it moved from last
+// (the head when the caller started it), until ctx ends.
+func logAuditHeads(ctx context.Context, l *audit.Logger, logger *slog.Logger, period time.Duration, last string) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if h := l.Head(); h != last {
+				logger.Info("audit head", "head", h)
+				last = h
+			}
+		}
+	}
+}
+
 // openAudit opens the audit log --audit names: a file, or stdout for "-".
 func openAudit(path string, stdout io.Writer) (*audit.Logger, error) {
 	switch path {
@@ -176,27 +201,44 @@ func openAudit(path string, stdout io.Writer) (*audit.Logger, error) {
 	return l, nil
 }
 
-// auditCommand runs `fencefs audit verify FILE`: exit 0 when the chain
-// holds, 1 with the first bad line otherwise.
+// auditCommand runs `fencefs audit verify [--prev H] [--head H] FILE`:
+// exit 0 when the chain holds, 1 with the first bad line otherwise. --prev
+// is the head of the file this one continues (a rotated log's); --head is
+// an anchor kept where the log's writer cannot reach (the server logs its
+// head as it goes and when it stops), which catches lines cut off the end.
 func auditCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 2 || args[0] != "verify" {
-		fmt.Fprintln(stderr, "usage: fencefs audit verify FILE")
+	usage := "usage: fencefs audit verify [--prev HASH] [--head HASH] FILE"
+	if len(args) == 0 || args[0] != "verify" {
+		fmt.Fprintln(stderr, usage)
 		return exitFatal
 	}
-	f, err := os.Open(args[1])
+	fl := flag.NewFlagSet("audit verify", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	prev := fl.String("prev", audit.Genesis, "")
+	head := fl.String("head", "", "")
+	if err := fl.Parse(args[1:]); err != nil || fl.NArg() != 1 {
+		fmt.Fprintln(stderr, usage)
+		return exitFatal
+	}
+	file := fl.Arg(0)
+	f, err := os.Open(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: audit verify: %v\n", err)
 		return exitFatal
 	}
 	defer f.Close()
-	res, err := audit.Verify(f)
+	res, err := audit.VerifyFrom(f, *prev)
 	if err != nil {
 		var le *audit.LineError
 		if errors.As(err, &le) {
-			fmt.Fprintf(stderr, "fencefs: audit verify %s: line %d: %v\n", args[1], le.Line, le.Err)
+			fmt.Fprintf(stderr, "fencefs: audit verify %s: line %d: %v\n", file, le.Line, le.Err)
 		} else {
-			fmt.Fprintf(stderr, "fencefs: audit verify %s: %v\n", args[1], err)
+			fmt.Fprintf(stderr, "fencefs: audit verify %s: %v\n", file, err)
 		}
+		return exitFatal
+	}
+	if *head != "" && res.Head != *head {
+		fmt.Fprintf(stderr, "fencefs: audit verify %s: the chain holds but ends at head %s, not %s: lines were cut off its end or rewritten from some line on\n", file, res.Head, *head)
 		return exitFatal
 	}
 	fmt.Fprintf(stdout, "ok: %d lines, head %s\n", res.Lines, res.Head)

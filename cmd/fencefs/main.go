@@ -164,7 +164,7 @@ Usage:
   fencefs call [flags] TOOL [JSON]  run one tool once (JSON from the argument or stdin)
   fencefs tools [flags]             print the configured tools and their JSON schemas
   fencefs skills [flags]            list the skills under the --skills roots, and any problems
-  fencefs audit verify FILE         check the hash chain of a --audit log
+  fencefs audit verify FILE         check the hash chain of a --audit log (--prev H, --head H)
   fencefs version                   print the version, module and commit
   fencefs completion bash|zsh|fish  print a shell completion script
   fencefs help [TOPIC]              this help; TOPIC is a command, paths or patterns

@@ -61,7 +61,10 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	if auditLog != nil {
+		headCtx, stopHeads := context.WithCancel(ctx)
+		go logAuditHeads(headCtx, auditLog, logger, auditHeadEvery, auditLog.Head())
 		defer func() {
+			stopHeads()
 			logger.Info("audit log closed", "head", auditLog.Head())
 			auditLog.Close()
 		}()

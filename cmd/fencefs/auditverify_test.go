@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencefs/fencefs/audit"
+)
+
+// TestAuditVerifyAnchors: --head catches lines cut off the end, which
+// leave a chain that verifies, and --prev verifies a file that continues
+// a rotated one.
+func TestAuditVerifyAnchors(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	l := audit.New(&buf, audit.Genesis)
+	var heads []string
+	for i := range 4 {
+		if err := l.Log(audit.Record{Time: time.Unix(int64(i), 0).UTC(), Tool: "write_file", Outcome: audit.OutcomeOK}); err != nil {
+			t.Fatal(err)
+		}
+		heads = append(heads, l.Head())
+	}
+	lines := strings.SplitAfter(buf.String(), "\n")[:4]
+	full, cut := filepath.Join(dir, "full.jsonl"), filepath.Join(dir, "cut.jsonl")
+	first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
+	writeFile(t, full, strings.Join(lines, ""))
+	writeFile(t, cut, strings.Join(lines[:3], ""))
+	writeFile(t, first, strings.Join(lines[:2], ""))
+	writeFile(t, second, strings.Join(lines[2:], ""))
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"full", []string{"verify", full}, exitOK, "ok: 4 lines, head " + heads[3]},
+		{"full with its head", []string{"verify", "--head", heads[3], full}, exitOK, "ok: 4 lines"},
+		{"cut verifies alone", []string{"verify", cut}, exitOK, "ok: 3 lines"},
+		{"cut against the head", []string{"verify", "--head", heads[3], cut}, exitFatal, "lines were cut off its end"},
+		{"continuation alone", []string{"verify", second}, exitFatal, "line 1"},
+		{"continuation with --prev", []string{"verify", "--prev", heads[1], "--head", heads[3], second}, exitOK, "ok: 2 lines, head " + heads[3]},
+		{"no file", []string{"verify"}, exitFatal, "usage:"},
+		{"bad flag", []string{"verify", "--nope", full}, exitFatal, "usage:"},
+	}
+	for _, tc := range cases {
+		var out, errOut bytes.Buffer
+		code := auditCommand(tc.args, &out, &errOut)
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.want) {
+			t.Errorf("%s: exit %d, %q %q; want exit %d and %q", tc.name, code, out.String(), errOut.String(), tc.code, tc.want)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := auditCommand([]string{"verify", first}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), heads[1]) {
+		t.Errorf("the rotated file: %d %q %q", code, out.String(), errOut.String())
+	}
+}
+
+// logRecorder hands each record's message and head to a channel.
+type logRecorder struct{ heads chan string }
+
+func (r logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	rec.Attrs(func(a slog.Attr) bool {
+		if rec.Message == "audit head" && a.Key == "head" {
+			r.heads <- a.Value.String()
+		}
+		return true
+	})
+	return nil
+}
+func (r logRecorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r logRecorder) WithGroup(string) slog.Handler      { return r }
+
+// TestLogAuditHeads: the head is logged once it moved, and not again
+// while it stays.
+func TestLogAuditHeads(t *testing.T) {
+	var buf bytes.Buffer
+	l := audit.New(&buf, audit.Genesis)
+	rec := logRecorder{heads: make(chan string, 16)}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	start := l.Head()
+	go func() {
+		logAuditHeads(ctx, l, slog.New(rec), time.Millisecond, start)
+		close(done)
+	}()
+	if err := l.Log(audit.Record{Time: time.Unix(1, 0).UTC(), Tool: "write_file", Outcome: audit.OutcomeOK}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-rec.heads:
+		if got != l.Head() || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(got) {
+			t.Errorf("logged head %q, want %q", got, l.Head())
+		}
+	case <-time.After(10 * time.Second): // a bound against a hang, not a measure
+		t.Fatal("the moved head was not logged")
+	}
+	cancel()
+	<-done
+	select {
+	case h := <-rec.heads:
+		t.Errorf("the unchanged head was logged again: %q", h)
+	default:
+	}
+}
