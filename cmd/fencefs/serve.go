@@ -163,6 +163,9 @@ func serveHTTPCommand(ctx context.Context, s *config.Settings, auditLog *audit.L
 		if err != nil {
 			return err
 		}
+		if ready, err = tenantReadiness(s, st, logger); err != nil {
+			return err
+		}
 		defer tenants.Close()
 		hooks.quotas, err = newQuotas(s, func(ctx context.Context, t string) (quota.Usage, error) {
 			v, release, err := tenants.Get(ctx, tenant.ID(t))

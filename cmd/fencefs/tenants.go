@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tenant"
@@ -365,6 +367,51 @@ func readiness(ns *namespace, s *config.Settings) func(context.Context) error {
 		}
 		return nil
 	}
+}
+
+// tenantReadiness returns the check of /readyz with tenant mounts: every
+// template that all tenants share (no {tenant}) opens and answers a stat
+// within its storage deadline; nil when there is none. A tenant's own
+// mounts open at its first request, and there is no tenant to check them
+// for here. The answer names the mount only: the cause, which may name an
+// endpoint or a host path, goes to the log.
+func tenantReadiness(s *config.Settings, st *storage, logger *slog.Logger) (func(context.Context) error, error) {
+	var shared []config.Mount
+	for _, tm := range s.TenantMounts {
+		name, t, err := config.SplitTenantMount(tm)
+		if err != nil {
+			return nil, fmt.Errorf("--tenant-mount %s: %w", tm, err)
+		}
+		if !t.Shared() {
+			continue
+		}
+		ms, err := config.ParseMountSpec(t.String())
+		if err != nil {
+			return nil, fmt.Errorf("--tenant-mount %s: %w", tm, err)
+		}
+		shared = append(shared, config.Mount{Name: name, Spec: ms})
+	}
+	if len(shared) == 0 {
+		return nil, nil
+	}
+	return func(ctx context.Context) error {
+		for _, m := range shared {
+			timeout := cmp.Or(m.Spec.Timeout, s.StorageTimeout)
+			n := &namespace{storage: st}
+			b, err := n.openMount(ctx, m.Name, m.Spec, timeout)
+			if err == nil {
+				cctx, cancel := context.WithTimeout(ctx, timeout)
+				_, err = backend.Stat(cctx, b, ".")
+				cancel()
+			}
+			n.Close()
+			if err != nil {
+				logger.WarnContext(ctx, "not ready", "mount", "/"+m.Name, "error", mountErr(ctx, m, timeout, err))
+				return fmt.Errorf("/%s: the storage did not answer", m.Name)
+			}
+		}
+		return nil
+	}, nil
 }
 
 // health serves /healthz (the process answers) and /readyz (ready, when
