@@ -251,3 +251,18 @@ func TestTenantSessionBinding(t *testing.T) {
 		t.Errorf("t1's own session after the attempts: %q", text)
 	}
 }
+
+// TestTenantTokenType: with --oidc-token-type at+jwt, an ID token the
+// same issuer made for the same audience (typ JWT) is refused with 401,
+// an access token (typ at+jwt) is served.
+func TestTenantTokenType(t *testing.T) {
+	t.Parallel()
+	iss := tenanttest.NewIssuer(t)
+	srv := startJWTServe(t, iss, t.TempDir(), "--oidc-token-type", "at+jwt")
+	if code, _ := postMCP(t, srv.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), nil); code != http.StatusUnauthorized {
+		t.Errorf("a token of typ JWT: status %d, want 401", code)
+	}
+	if code, _ := postMCP(t, srv.url, iss.Sign(t, tenanttest.Claims{Subject: "t1", Type: "at+jwt"}), nil); code != http.StatusOK {
+		t.Errorf("a token of typ at+jwt: status %d, want 200", code)
+	}
+}

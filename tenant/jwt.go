@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
 )
 
@@ -73,6 +74,12 @@ type JWTConfig struct {
 	// expires; 0 means DefaultCacheTTL. A token verified by a key the
 	// issuer has since withdrawn is accepted for that long at most.
 	CacheTTL time.Duration
+	// TokenType, when set, is the JOSE "typ" header a token must carry
+	// ("at+jwt" for RFC 9068 access tokens; compared without case and
+	// without an "application/" prefix), so that an ID token the same
+	// issuer made for the same audience is not taken as an access token.
+	// "" accepts any type.
+	TokenType string
 }
 
 // Defaults of JWTConfig's key set refresh.
@@ -106,6 +113,7 @@ type JWTVerifier struct {
 	tenantClaim      string
 	scopeClaim       string
 	cacheTTL         time.Duration
+	tokenType        string                        // normalType of JWTConfig.TokenType
 	verified         *Cache[string, verifiedToken] // nil without a cache
 
 	mu   sync.Mutex
@@ -148,6 +156,7 @@ func NewJWT(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		tenantClaim: orDefault(cfg.TenantClaim, DefaultTenantClaim),
 		scopeClaim:  orDefault(cfg.ScopeClaim, DefaultScopeClaim),
 		cacheTTL:    orDefault(cfg.CacheTTL, DefaultCacheTTL),
+		tokenType:   normalType(cfg.TokenType),
 	}
 	if size := orDefault(cfg.CacheSize, DefaultCacheSize); size > 0 {
 		c, err := NewCache(CacheOptions[string, verifiedToken]{Size: size, Build: v.verifyToken})
@@ -274,6 +283,11 @@ func (v *JWTVerifier) verify(ctx context.Context, token string) (*Identity, erro
 	if t.Subject == "" {
 		return nil, invalidToken("no subject")
 	}
+	if v.tokenType != "" {
+		if typ := headerType(token, v.oidcConfig.SupportedSigningAlgs); typ != v.tokenType {
+			return nil, invalidToken("token type %q, want %q", typ, v.tokenType)
+		}
+	}
 	var claims map[string]json.RawMessage
 	if err := t.Claims(&claims); err != nil {
 		return nil, invalidToken("claims: %v", err)
@@ -293,6 +307,28 @@ func (v *JWTVerifier) verify(ctx context.Context, token string) (*Identity, erro
 		return nil, forbidden(fmt.Errorf("tenant claim %q: %w", v.tenantClaim, err))
 	}
 	return &Identity{Issuer: t.Issuer, Subject: t.Subject, Tenant: tenant, Scopes: scopes, Expiry: t.Expiry}, nil
+}
+
+// normalType is a JOSE "typ" value as RFC 7515 compares it: without case
+// and without an "application/" prefix.
+func normalType(typ string) string {
+	typ = strings.ToLower(typ)
+	return strings.TrimPrefix(typ, "application/")
+}
+
+// headerType returns the normalType of the "typ" header of a token whose
+// signature was verified; "" when it has none.
+func headerType(token string, algs []string) string {
+	var sigAlgs []jose.SignatureAlgorithm
+	for _, a := range algs {
+		sigAlgs = append(sigAlgs, jose.SignatureAlgorithm(a))
+	}
+	jws, err := jose.ParseSigned(token, sigAlgs)
+	if err != nil || len(jws.Signatures) != 1 {
+		return ""
+	}
+	typ, _ := jws.Signatures[0].Protected.ExtraHeaders[jose.HeaderType].(string)
+	return normalType(typ)
 }
 
 // scopeList reads a scope claim: absent, a space-separated string, or an

@@ -135,6 +135,7 @@ func newHTTPAuth(ctx context.Context, s *config.Settings) (*httpAuth, error) {
 			Algorithms:  s.OIDCAlgs,
 			TenantClaim: s.TenantClaim,
 			ScopeClaim:  s.ScopeClaim,
+			TokenType:   s.OIDCTokenType,
 			HTTPClient:  &http.Client{Timeout: s.StorageTimeout},
 		})
 		if err != nil {

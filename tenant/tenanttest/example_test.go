@@ -53,3 +53,35 @@ func ExampleStart() {
 	fmt.Println(id.Tenant, id.Scopes, err)
 	// Output: t1 [files:read] <nil>
 }
+
+// TestTokenType: with JWTConfig.TokenType, only tokens of that JOSE type
+// verify: an ID token of the same issuer and audience is refused.
+func TestTokenType(t *testing.T) {
+	iss := tenanttest.NewIssuer(t)
+	v, err := tenant.NewJWT(t.Context(), tenant.JWTConfig{Issuer: iss.URL, Audience: iss.Audience, TokenType: "at+jwt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		typ string
+		ok  bool
+	}{
+		{"at+jwt", true},
+		{"AT+JWT", true},
+		{"application/at+jwt", true},
+		{"", false}, // "JWT"
+		{"id+jwt", false},
+	} {
+		_, err := v.Verify(t.Context(), iss.Sign(t, tenanttest.Claims{Subject: "t1", Type: tc.typ}))
+		if (err == nil) != tc.ok {
+			t.Errorf("typ %q: %v, want accepted %v", tc.typ, err, tc.ok)
+		}
+	}
+	any, err := tenant.NewJWT(t.Context(), tenant.JWTConfig{Issuer: iss.URL, Audience: iss.Audience})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := any.Verify(t.Context(), iss.Sign(t, tenanttest.Claims{Subject: "t1"})); err != nil {
+		t.Errorf("without TokenType a JWT-typed token: %v", err)
+	}
+}

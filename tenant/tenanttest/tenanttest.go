@@ -86,6 +86,9 @@ type Claims struct {
 	Key *ecdsa.PrivateKey
 	// Extra claims are added as they are.
 	Extra map[string]any
+	// Type is the JOSE "typ" header; "" means "JWT" (an issuer's RFC
+	// 9068 access tokens say "at+jwt").
+	Type string
 }
 
 // Sign returns a token with c's claims, failing t on an error.
@@ -113,7 +116,11 @@ func (iss *Issuer) Token(c Claims) (string, error) {
 	if c.Scope == "" {
 		c.Scope = DefaultScope
 	}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", KeyID))
+	typ := c.Type
+	if typ == "" {
+		typ = "JWT"
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", KeyID))
 	if err != nil {
 		return "", err
 	}

@@ -99,6 +99,9 @@ type Settings struct {
 	// accepted signature algorithms.
 	OIDCIssuer, OIDCJWKS, OIDCAudience string
 	OIDCAlgs                           []string
+	// OIDCTokenType, when set, is the JOSE "typ" a JWT must carry
+	// ("at+jwt"), which tells access tokens from ID tokens.
+	OIDCTokenType string
 	// TenantClaim and ScopeClaim name the JWT claims holding the tenant
 	// (default sub) and the scopes (default scope, then scp).
 	TenantClaim, ScopeClaim string
@@ -535,6 +538,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "oidc-issuer", arg: "URL", usage: "the JWT issuer (its OIDC discovery gives the key set unless --oidc-jwks)", value: stringValue{&s.OIDCIssuer}, only: []string{"serve"}},
 		{name: "oidc-jwks", arg: "URL", usage: "the issuer's JWKS URL, skipping discovery", value: stringValue{&s.OIDCJWKS}, only: []string{"serve"}},
 		{name: "oidc-audience", arg: "AUD", usage: "the audience a JWT must name (required with --auth jwt)", value: stringValue{&s.OIDCAudience}, only: []string{"serve"}},
+		{name: "oidc-token-type", arg: "TYPE", usage: "the JOSE typ header a JWT must carry, such as at+jwt for RFC 9068 access tokens, so an ID token for the same audience is refused (default: any)", value: stringValue{&s.OIDCTokenType}, only: []string{"serve"}},
 		{name: "oidc-alg", arg: "ALG", usage: "accept only this JWT signature algorithm (repeatable; default: every asymmetric one)", value: listValue{&s.OIDCAlgs, checkNotEmpty, mark()}, only: []string{"serve"}},
 		{name: "tenant-claim", arg: "CLAIM", usage: "the JWT claim naming the tenant (default sub)", value: stringValue{&s.TenantClaim}, only: []string{"serve"}},
 		{name: "scope-claim", arg: "CLAIM", usage: "the JWT claim holding the scopes (default scope, then scp)", value: stringValue{&s.ScopeClaim}, only: []string{"serve"}},
