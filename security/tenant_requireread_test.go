@@ -12,8 +12,10 @@ import (
 
 // TestTenantStatelessRequireRead: over stateless HTTP, where one agent's
 // requests may reach different replicas, --require-read holds by
-// expected_hash: a change to an existing file without the hash of its
-// read is refused and changes nothing, whichever replica answers.
+// expected_hash: a change that replaces or removes an existing file
+// (write, edit, delete, move, copy over it) without the hash of its read
+// is refused and changes nothing, whichever replica answers; apply_patch,
+// which carries no hashes, is not offered.
 func TestTenantStatelessRequireRead(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -51,8 +53,38 @@ func TestTenantStatelessRequireRead(t *testing.T) {
 			t.Errorf("%s without expected_hash: %q, isError %v", tc.tool, text, isErr)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(root, "b.txt"), []byte("bee\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every other way to replace or remove a file unread is refused too.
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"delete_file", map[string]any{"path": "a.txt"}},
+		{"move_file", map[string]any{"source": "a.txt", "destination": "c.txt"}},
+		{"move_file", map[string]any{"source": "b.txt", "destination": "a.txt", "overwrite": true, "expected_hash": "0123456789ab"}},
+		{"copy_file", map[string]any{"source": "b.txt", "destination": "a.txt", "overwrite": true}},
+	} {
+		if text, isErr := callTenantTool(t, sessions[1], tc.tool, tc.args); !isErr || !strings.Contains(text, "_hash") {
+			t.Errorf("%s %v without the hash of its read: %q, isError %v", tc.tool, tc.args, text, isErr)
+		}
+	}
+	// apply_patch carries no hashes, so it is not offered.
+	list, err := sessions[1].ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name == "apply_patch" {
+			t.Error("apply_patch is offered under stateless --require-read")
+		}
+	}
 	if data, _ := os.ReadFile(file); string(data) != "hello\nworld\n" {
 		t.Fatalf("a.txt holds %q after refused changes", data)
+	}
+	if _, err := os.Stat(filepath.Join(root, "c.txt")); !os.IsNotExist(err) {
+		t.Errorf("c.txt after a refused move: %v", err)
 	}
 	if text, isErr := callTenantTool(t, sessions[1], "write_file", map[string]any{"path": "a.txt", "content": "changed\n", "expected_hash": "0123456789ab"}); !isErr || !strings.Contains(text, "Conflict") {
 		t.Errorf("a wrong expected_hash: %q", text)

@@ -90,6 +90,7 @@ func (v *servers) server(list []string, newSession bool) (*mcp.Server, error) {
 	opts := v.ns.opts
 	opts.Tools = slices.Clone(list)
 	if hashGuard(v.s) {
+		opts.Tools = slices.DeleteFunc(opts.Tools, func(n string) bool { return n == "apply_patch" })
 		// Reads remembered by one replica would refuse the writes that
 		// reach another; the expected_hash the read returned stands in.
 		opts.RequireRead = false
@@ -303,42 +304,75 @@ func hashGuard(s *config.Settings) bool {
 	return s.RequireRead && s.HTTP != "" && !s.Stateful
 }
 
-// requireHash wraps the handler of write_file and edit_file under
-// hashGuard: a change to an existing file must carry the expected_hash of
-// the read it is based on, which the storage then checks. probe is a
-// file_info tool over the same namespace, or nil when the caller may not
-// use it: then every write_file needs expected_hash (fail closed).
+// hashRule names an argument of a change that, under hashGuard, must come
+// with the hash of the read the change is based on.
+type hashRule struct {
+	path, hash string
+	// always: the hash is needed even before looking (the file must exist
+	// for the tool to work at all).
+	always bool
+	// overwrite: needed only when the call's overwrite is true.
+	overwrite bool
+}
+
+// hashRules returns the rules of tool: every file a change replaces or
+// removes is named with the hash of its read.
+func hashRules(tool string) []hashRule {
+	switch tool {
+	case "write_file", "delete_file":
+		return []hashRule{{path: "path", hash: "expected_hash"}}
+	case "edit_file":
+		return []hashRule{{path: "path", hash: "expected_hash", always: true}}
+	case "move_file":
+		return []hashRule{{path: "source", hash: "expected_hash"}, {path: "destination", hash: "destination_hash", overwrite: true}}
+	case "copy_file":
+		return []hashRule{{path: "destination", hash: "destination_hash", overwrite: true}}
+	}
+	return nil
+}
+
+// requireHash wraps the handler of a changing tool under hashGuard: a
+// change that replaces or removes an existing file must carry the hash of
+// the read it is based on (expected_hash, or destination_hash for the
+// file a move or copy replaces), which the storage then checks. probe is
+// a file_info tool over the same namespace, or nil when the caller may
+// not use it: then every such argument needs its hash (fail closed).
+// apply_patch, which carries no hashes, is not offered (see servers).
 func requireHash(name string, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
-	if name != "write_file" && name != "edit_file" {
+	rules := hashRules(name)
+	if rules == nil {
 		return next
 	}
 	refuse := func(msg string) *mcp.CallToolResult {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args struct {
-			Path         string  `json:"path"`
-			ExpectedHash *string `json:"expected_hash"`
-		}
-		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil || args.ExpectedHash != nil || args.Path == "" {
+		var args map[string]json.RawMessage
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
 			return next(ctx, req) // the tool itself refuses bad arguments
 		}
-		if name == "edit_file" {
-			return refuse(fmt.Sprintf("'%s': pass expected_hash from your read_file of it (this server requires reading a file before changing it).", args.Path)), nil
+		var overwrite bool
+		json.Unmarshal(args["overwrite"], &overwrite)
+		for _, r := range rules {
+			var p string
+			if json.Unmarshal(args[r.path], &p) != nil || p == "" || args[r.hash] != nil || r.overwrite && !overwrite {
+				continue
+			}
+			need := fmt.Sprintf("'%s': pass %s from your read_file of it (this server requires reading a file before changing it).", p, r.hash)
+			if r.always || probe == nil {
+				return refuse(need), nil
+			}
+			raw, _ := json.Marshal(map[string]string{"path": p})
+			text, err := probe.Call(ctx, raw)
+			switch {
+			case err == nil && strings.Contains(text, "\ntype: file\n"):
+				return refuse(fmt.Sprintf("'%s' exists: read it with read_file and pass the hash it returned as %s (this server requires reading a file before changing it).", p, r.hash)), nil
+			case err == nil, strings.HasPrefix(tools.Message(err), "Path not found"):
+			default:
+				return refuse(tools.Message(err)), nil
+			}
 		}
-		if probe == nil {
-			return refuse(fmt.Sprintf("'%s': pass expected_hash from your read_file of it (this server requires reading a file before changing it).", args.Path)), nil
-		}
-		raw, _ := json.Marshal(map[string]string{"path": args.Path})
-		_, err := probe.Call(ctx, raw)
-		switch {
-		case err == nil:
-			return refuse(fmt.Sprintf("'%s' exists: read it with read_file and pass the expected_hash it returned (this server requires reading a file before changing it).", args.Path)), nil
-		case strings.HasPrefix(tools.Message(err), "Path not found"):
-			return next(ctx, req)
-		default:
-			return refuse(tools.Message(err)), nil
-		}
+		return next(ctx, req)
 	}
 }
 
