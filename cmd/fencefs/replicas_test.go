@@ -31,9 +31,11 @@ func TestReplicasOverS3(t *testing.T) {
 	env := []string{"AWS_ACCESS_KEY_ID=" + srv.AccessKey, "AWS_SECRET_ACCESS_KEY=" + srv.SecretKey, "AWS_REGION=" + srv.Region}
 	mount := fmt.Sprintf("ws=s3://%s/tenants/{tenant}/ws?endpoint=%s&region=%s&path_style=1", containers.DefaultS3Bucket, srv.Endpoint, srv.Region)
 	dir := t.TempDir()
+	cfg := filepath.Join(dir, "fencefs.yaml")
+	writeFile(t, cfg, "quota_tenants:\n  t2: {max_files: 2}\n")
 	var replicas []*httpServe
 	for i := range 3 {
-		replicas = append(replicas, startServeEnv(t, env, "serve", "--http", "127.0.0.1:0", "--tools", allTools(),
+		replicas = append(replicas, startServeEnv(t, env, "serve", "--config", cfg, "--http", "127.0.0.1:0", "--tools", allTools(),
 			"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience, "--tenant-mount", mount,
 			"--audit", filepath.Join(dir, fmt.Sprintf("audit-%d.jsonl", i))))
 	}
@@ -125,6 +127,24 @@ func TestReplicasOverS3(t *testing.T) {
 				t.Errorf("/metrics has no %q", want)
 			}
 		}
+	})
+
+	t.Run("quotas", func(t *testing.T) {
+		// t2 may store 2 files and holds secret.txt. Each replica scans the
+		// shared storage at t2's first change through it, so a replica
+		// that has not seen t2 yet refuses too; a delete gives back.
+		s := sessions["t2"]
+		callOK(t, ctx, s[0], "write_file", map[string]any{"path": "/ws/q1.txt", "content": "1"})
+		for i, p := range map[int]string{0: "/ws/q2.txt", 1: "/ws/q3.txt"} {
+			if text, isError := callTool(t, ctx, s[i], "write_file", map[string]any{"path": p, "content": "x"}); !isError || !strings.Contains(text, "stored files") {
+				t.Errorf("replica %d: a third file: %q, want a refusal naming stored files", i, text)
+			}
+			if text, isError := callTool(t, ctx, s[2], "file_info", map[string]any{"path": p}); !isError {
+				t.Errorf("%s after a refused write: %q", p, text)
+			}
+		}
+		callOK(t, ctx, s[2], "delete_file", map[string]any{"path": "/ws/q1.txt"})
+		callOK(t, ctx, s[2], "write_file", map[string]any{"path": "/ws/q4.txt", "content": "4"})
 	})
 
 	t.Run("compare-and-swap", func(t *testing.T) {
