@@ -106,9 +106,12 @@ func openSharing(ctx context.Context, s *config.Settings, logger *slog.Logger, s
 			logEvent(ctx, logger, ev)
 		}
 		n.opts.Logger = logger
-		n.opts.OnChangeRequest = func(ctx context.Context, req *tools.ChangeRequest) error {
-			noteChangeRequest(ctx, req)
-			return n.reserveChange(ctx, req)
+		if s.Audit != "" || limitsStorage(s) {
+			// Only then: a change listener makes every write build its diff.
+			n.opts.OnChangeRequest = func(ctx context.Context, req *tools.ChangeRequest) error {
+				noteChangeRequest(ctx, req)
+				return n.reserveChange(ctx, req)
+			}
 		}
 		n.set, err = tools.New(b, n.opts)
 		if err != nil && s.Cwd != "" {

@@ -23,6 +23,21 @@ func newQuotas(s *config.Settings, usage quota.UsageFunc) (*quota.Manager, error
 	return quota.New(quota.Options{Default: def, Overrides: s.QuotaTenants, Usage: usage})
 }
 
+// limitsStorage reports whether the settings limit some tenant's stored
+// bytes or files, which needs the sizes of each change.
+func limitsStorage(s *config.Settings) bool {
+	stored := func(l quota.Limits) bool { return l.MaxBytes > 0 || l.MaxFiles > 0 }
+	if stored(s.Quota) {
+		return true
+	}
+	for _, l := range s.QuotaTenants {
+		if stored(l) {
+			return true
+		}
+	}
+	return false
+}
+
 // quotaKey is the tenant whose limits a call counts against: the
 // verified tenant, or one key for the whole server without --auth.
 func quotaKey(req *mcp.CallToolRequest) string { return tenantKey(req.Extra) }
