@@ -46,6 +46,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 		return exitFatal
 	}
 	logger := newLogger(stderr, s.LogLevel, s.LogFormat)
+	tuneGC(os.Getenv)
 	if s.ApprovalKeyFile != "" {
 		key, err := readApprovalKey(s.ApprovalKeyFile)
 		if err != nil {

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+
+	tuneGC(getenv)
+	if got := debug.SetGCPercent(100); got != serveGCPercent {
+		t.Errorf("GOGC unset: collector target %d, want %d", got, serveGCPercent)
+	}
+	env["GOGC"] = "50"
+	debug.SetGCPercent(50)
+	tuneGC(getenv)
+	if got := debug.SetGCPercent(100); got != 50 {
+		t.Errorf("GOGC=50: collector target %d, want the operator's 50", got)
+	}
+}
