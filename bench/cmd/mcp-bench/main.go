@@ -5,8 +5,9 @@
 // floor). One raw client writes pre-encoded JSON-RPC lines (stdio) or
 // POST bodies (streamable HTTP) and reads the answers, so the client's
 // own cost is the same for every server. It prints per-op median round
-// trips and the server's CPU time per call. scripts/mcp-bench.sh builds
-// and runs it.
+// trips and the server's CPU time per call, the tool's own cost in
+// process, and whether fencefs stays within the floor plus that cost
+// plus 20%. scripts/mcp-bench.sh builds and runs it.
 //
 //	mcp-bench -fencefs BIN [-node SERVER.js] [-n 500]   run the comparison
 //	mcp-bench floor [-http ADDR]                        the floor server (stdio by default)
@@ -157,6 +158,12 @@ func compare(args []string, out io.Writer) error {
 		fmt.Fprintln(os.Stderr, "mcp-bench: WARNING: no -node server; the Node reference column is skipped")
 	}
 	all := ops(dir)
+	// The tools' own cost, in this process over the same files, before
+	// any server touches them: the "tool" of the goal below.
+	inProc, err := toolCosts(dir, all, *n)
+	if err != nil {
+		return err
+	}
 	type cell struct{ median, cpu time.Duration }
 	results := map[string]map[string]cell{} // column -> op -> cell
 	var columns []string
@@ -198,21 +205,77 @@ func compare(args []string, out io.Writer) error {
 		}
 		s.stop()
 	}
-	fmt.Fprintf(out, "median round trip / server CPU per call, µs (n=%d per cell)\n\n", *n)
+	fmt.Fprintf(out, "median round trip / server CPU per call, µs (n=%d per cell); tool: the call in process, median µs;\n", *n)
+	fmt.Fprintf(out, "goal: fencefs's round trip at most (SDK floor + tool) x 1.2, per transport\n\n")
 	fmt.Fprintf(out, "| op |")
 	for _, c := range columns {
 		fmt.Fprintf(out, " %s |", c)
 	}
-	fmt.Fprintf(out, "\n|---|%s\n", strings.Repeat("---|", len(columns)))
+	fmt.Fprintf(out, " tool | goal stdio | goal http |")
+	fmt.Fprintf(out, "\n|---|%s\n", strings.Repeat("---|", len(columns)+3))
 	for _, o := range all {
 		fmt.Fprintf(out, "| %s |", o.name)
 		for _, c := range columns {
 			r := results[c][o.name]
 			fmt.Fprintf(out, " %d / %d |", r.median.Microseconds(), r.cpu.Microseconds())
 		}
+		tool := inProc[o.name]
+		fmt.Fprintf(out, " %d |", tool.Microseconds())
+		for _, tr := range []string{"stdio", "http"} {
+			got, floor := results["fencefs "+tr][o.name].median, results["SDK floor "+tr][o.name].median
+			fmt.Fprintf(out, " %s |", goalCell(got, floor, tool))
+		}
 		fmt.Fprintln(out)
 	}
 	return nil
+}
+
+// goalCell judges a round trip against the floor plus the tool's own
+// cost plus 20%: "met (180 <= 204)" or "NOT met (...)".
+func goalCell(got, floor, tool time.Duration) string {
+	limit := (floor + tool) * 6 / 5
+	verdict := "met"
+	if got > limit {
+		verdict = "NOT met"
+	}
+	return fmt.Sprintf("%s (%d <= %d)", verdict, got.Microseconds(), limit.Microseconds())
+}
+
+// toolCosts times each op's fencefs tool called in this process over dir
+// (the tool's own cost, without MCP): the median of n calls after a
+// warm-up, the argument sets alternated as the servers get them.
+func toolCosts(dir string, all []op, n int) (map[string]time.Duration, error) {
+	b, err := local.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	set, err := tools.New(b, tools.Options{})
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	costs := map[string]time.Duration{}
+	for _, o := range all {
+		var raws [][]byte
+		for _, a := range o.args {
+			raw, _ := json.Marshal(a)
+			raws = append(raws, raw)
+		}
+		times := make([]time.Duration, n)
+		for i := -50; i < n; i++ {
+			raw := raws[(i+50)%len(raws)]
+			t0 := time.Now()
+			if _, err := set.Call(ctx, o.tool["fencefs"], raw); err != nil {
+				return nil, fmt.Errorf("%s in process: %w", o.name, err)
+			}
+			if i >= 0 {
+				times[i] = time.Since(t0)
+			}
+		}
+		slices.Sort(times)
+		costs[o.name] = times[n/2]
+	}
+	return costs, nil
 }
 
 // encode pre-encodes an op's tools/call messages for a server kind.
