@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -455,6 +456,11 @@ func floor(args []string) error {
 	addr := fs.String("http", "", "serve streamable HTTP on ADDR instead of stdio")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	// The collector's target fencefs serve sets for itself (GOGC unset),
+	// so that the floor differs from it by the work alone.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "floor"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}})
 	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":true}`)
