@@ -63,6 +63,7 @@ func TestSFTP(t *testing.T) {
 	t.Run("PreconditionsSharedFS", func(t *testing.T) { testPreconditionsSharedFS(t, h) })
 	t.Run("CreateOnlyAcrossClients", func(t *testing.T) { testCreateOnlyAcrossClients(t, h) })
 	t.Run("ModeKeptOnReplace", func(t *testing.T) { testModeKept(t, h) })
+	t.Run("PoolRoots", func(t *testing.T) { testPoolRoots(t, srv) })
 }
 
 // newFS makes a backend on a fresh root of the harness's server.

@@ -44,3 +44,34 @@ func ExampleDial_hostKeyRequired() {
 	fmt.Println(errors.Is(err, sftpadapter.ErrNoHostKeyCheck))
 	// Output: true
 }
+
+// Two tenants' directories on one server over one SSH connection: each
+// backend is rooted at its tenant's directory and cannot leave it.
+func ExamplePool() {
+	ctx := context.Background()
+	pool, err := sftpadapter.NewPool(sftpadapter.Config{
+		Addr:           "sftp.example.com:22",
+		User:           "platform",
+		KeyFile:        "/etc/platform/id_ed25519",
+		KnownHostsFile: "/etc/platform/known_hosts",
+		OpTimeout:      30 * time.Second,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	for _, tenant := range []string{"t1", "t2"} {
+		fsys, err := pool.Open(ctx, "/srv/tenants/"+tenant)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer fsys.Close()
+	}
+}
+
+// NewPool checks the configuration as Dial does, before any connection.
+func ExampleNewPool_hostKeyRequired() {
+	_, err := sftpadapter.NewPool(sftpadapter.Config{Addr: "sftp.example.com", User: "agent", Password: "secret"})
+	fmt.Println(errors.Is(err, sftpadapter.ErrNoHostKeyCheck))
+	// Output: true
+}

@@ -62,6 +62,13 @@
 // same connection fail, and the next call dials again. A connection that
 // broke (a restarted server) is redialled by the next call; a call that
 // only reads is retried once on the new connection.
+//
+// A [Pool] shares one SSH connection between backends rooted at different
+// directories of the same server (one per tenant, say). Each backend has
+// an SFTP channel of its own on it and its own root, so the checks above
+// hold per backend; a call whose context ends closes its backend's
+// channel only, and a broken connection is redialled by the next call of
+// any of them.
 package sftpadapter
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/s3adapter"
+	"github.com/fencefs/fencefs/sftpadapter"
 	"github.com/fencefs/fencefs/tenant"
 )
 
@@ -25,6 +26,9 @@ type storage struct {
 	requests *prometheus.CounterVec
 	clients  *tenant.Cache[s3ClientKey, *s3.Client]
 	backends *tenant.Cache[backendKey, connected]
+	// pools are the SSH connections of SFTP mounts, one per server,
+	// account and credentials, whatever the root.
+	pools *tenant.Cache[backendKey, *sftpadapter.Pool]
 }
 
 // backendKey is what a local or SFTP backend is made of.
@@ -68,19 +72,63 @@ func newStorage(requests *prometheus.CounterVec) *storage {
 		},
 	})
 	st.backends, _ = tenant.NewCache(tenant.CacheOptions[backendKey, connected]{ // Size is valid: no error
-		Size: sharedBackends,
-		Build: func(ctx context.Context, k backendKey) (connected, error) {
-			return openConnected(ctx, k.spec, k.timeout)
-		},
+		Size:    sharedBackends,
+		Build:   st.openBackend,
 		OnEvict: func(_ backendKey, b connected) { b.Close() },
 	})
+	st.pools, _ = tenant.NewCache(tenant.CacheOptions[backendKey, *sftpadapter.Pool]{ // Size is valid: no error
+		Size: sharedBackends,
+		Build: func(_ context.Context, k backendKey) (*sftpadapter.Pool, error) {
+			cfg, err := sftpConfig(k.spec.SFTP)
+			if err != nil {
+				return nil, err
+			}
+			cfg.DialTimeout, cfg.OpTimeout = k.timeout, k.timeout
+			return sftpadapter.NewPool(cfg)
+		},
+		OnEvict: func(_ backendKey, p *sftpadapter.Pool) { p.Close() },
+	})
 	return st
+}
+
+// openBackend opens a local or SFTP mount; an SFTP root is opened over
+// the pool of its server, which it holds until it is closed.
+func (st *storage) openBackend(ctx context.Context, k backendKey) (connected, error) {
+	if k.spec.Kind != config.KindSFTP {
+		return openConnected(ctx, k.spec, k.timeout)
+	}
+	pk := k
+	pk.spec = config.MountSpec{Kind: config.KindSFTP, SFTP: k.spec.SFTP}
+	pk.spec.SFTP.Root = ""
+	pool, release, err := st.pools.Get(ctx, pk)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pool.Open(ctx, k.spec.SFTP.Root)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &pooled{f, release}, nil
+}
+
+// pooled is an SFTP backend holding its pool.
+type pooled struct {
+	*sftpadapter.FS
+	release func()
+}
+
+func (p *pooled) Close() error {
+	err := p.FS.Close()
+	p.release()
+	return err
 }
 
 // Close closes the backends no namespace holds any more; those still
 // held close when their namespaces do.
 func (st *storage) Close() {
 	st.backends.Close()
+	st.pools.Close()
 }
 
 // s3Client returns the shared client of the S3 mount named mount, or nil

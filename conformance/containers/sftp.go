@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,6 +209,22 @@ func (s *SFTPServer) Exec(ctx context.Context, script string) (string, error) {
 		return string(out), fmt.Errorf("exit status %d: %s", code, out)
 	}
 	return string(out), nil
+}
+
+// Connections counts the server's established SSH connections, as the
+// container's kernel sees them, so that a test can tell how many
+// connections its clients made.
+func (s *SFTPServer) Connections(ctx context.Context) (int, error) {
+	// Local port 22 (hex 0016) in state ESTABLISHED (01).
+	out, err := s.Exec(ctx, `cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$2 ~ /:0016$/ && $4 == "01"' | wc -l`)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		return 0, fmt.Errorf("counting connections: %q: %w", out, err)
+	}
+	return n, nil
 }
 
 // Config returns the adapter configuration for the server directory root
