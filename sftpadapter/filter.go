@@ -66,6 +66,29 @@ type requestWatcher struct {
 	nhdr int
 	skip uint32       // bytes of the current packet still to pass
 	sent atomic.Int64 // requests sent, for benchmarks
+	// onRequest, when set, is told each request's name as it is sent.
+	onRequest func(op string)
+}
+
+// requestNames are the SFTP version 3 request types by number, as the
+// protocol names them; the adapter sends no others.
+var requestNames = [...]string{
+	3: "OPEN", 4: "CLOSE", 5: "READ", 6: "WRITE", 7: "LSTAT", 8: "FSTAT",
+	9: "SETSTAT", 10: "FSETSTAT", 11: "OPENDIR", 12: "READDIR", 13: "REMOVE",
+	14: "MKDIR", 15: "RMDIR", 16: "REALPATH", 17: "STAT", 18: "RENAME",
+	19: "READLINK", 20: "SYMLINK",
+}
+
+// requestName names the request of packet type typ; extensions
+// (posix-rename, hardlink, statvfs) are all EXTENDED.
+func requestName(typ byte) string {
+	switch {
+	case typ == 200:
+		return "EXTENDED"
+	case int(typ) < len(requestNames) && requestNames[typ] != "":
+		return requestNames[typ]
+	}
+	return "OTHER"
 }
 
 // Write parses packet headers out of p and forwards p.
@@ -85,6 +108,9 @@ func (rw *requestWatcher) Write(p []byte) (int, error) {
 		}
 		rw.nhdr = 0
 		rw.sent.Add(1)
+		if rw.onRequest != nil {
+			rw.onRequest(requestName(rw.hdr[4]))
+		}
 		length := binary.BigEndian.Uint32(rw.hdr[:4])
 		if rw.hdr[4] == fxpReaddir {
 			rw.ids.add(binary.BigEndian.Uint32(rw.hdr[5:9]))

@@ -21,10 +21,11 @@ import (
 // its backend's channel, not the connection the others use. A Pool is
 // safe for concurrent use; close it after the backends opened on it.
 type Pool struct {
-	addr    string
-	sshConf *ssh.ClientConfig
-	dialTO  time.Duration
-	opTO    time.Duration
+	addr      string
+	sshConf   *ssh.ClientConfig
+	dialTO    time.Duration
+	opTO      time.Duration
+	onRequest func(op string)
 
 	// dialing admits one dial at a time, honouring the waiter's context.
 	dialing chan struct{}
@@ -50,7 +51,7 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{addr: addr, sshConf: sshConf, dialTO: cfg.DialTimeout, opTO: cfg.OpTimeout, dialing: make(chan struct{}, 1)}
+	p := &Pool{addr: addr, sshConf: sshConf, dialTO: cfg.DialTimeout, opTO: cfg.OpTimeout, onRequest: cfg.OnRequest, dialing: make(chan struct{}, 1)}
 	if p.dialTO <= 0 {
 		p.dialTO = DefaultDialTimeout
 	}
@@ -62,7 +63,7 @@ func NewPool(cfg Config) (*Pool, error) {
 // none or it broke. Closing the backend leaves the connection to the
 // others.
 func (p *Pool) Open(ctx context.Context, root string) (*FS, error) {
-	f := &FS{opTO: p.opTO, dialing: make(chan struct{}, 1), orphans: map[string]struct{}{}}
+	f := &FS{opTO: p.opTO, onRequest: p.onRequest, dialing: make(chan struct{}, 1), orphans: map[string]struct{}{}}
 	f.dialSession = p.session
 	if err := f.start(ctx, root); err != nil {
 		return nil, err

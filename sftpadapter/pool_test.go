@@ -6,6 +6,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -58,7 +59,15 @@ func testPoolRoots(t *testing.T, srv *containers.SFTPServer) {
 	})
 	before := establishedSSH(t, srv)
 
-	pool, err := sftpadapter.NewPool(srv.Config(""))
+	cfg := srv.Config("")
+	var mu sync.Mutex
+	ops := map[string]int{}
+	cfg.OnRequest = func(op string) {
+		mu.Lock()
+		ops[op]++
+		mu.Unlock()
+	}
+	pool, err := sftpadapter.NewPool(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +142,13 @@ func testPoolRoots(t *testing.T, srv *containers.SFTPServer) {
 	if got := pool.Dials(); got != 1 {
 		t.Errorf("Dials() = %d after closing one backend, want 1", got)
 	}
+	mu.Lock()
+	for _, op := range []string{"REALPATH", "LSTAT", "OPEN", "READ", "WRITE", "CLOSE", "READDIR", "EXTENDED"} {
+		if ops[op] == 0 {
+			t.Errorf("OnRequest saw no %s request (saw %v)", op, ops)
+		}
+	}
+	mu.Unlock()
 	fss[1].Close()
 	pool.Close()
 	if _, err := pool.Open(ctx, roots[1]); err == nil {

@@ -185,7 +185,7 @@ func (f *FS) redial(ctx context.Context) (*session, bool, error) {
 	if s, err := f.current(); s != nil || err != nil {
 		return s, false, err
 	}
-	s, err := f.dialSession(ctx)
+	s, err := f.newSession(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -200,6 +200,17 @@ func (f *FS) redial(ctx context.Context) (*session, bool, error) {
 	}
 	f.cur = s
 	return s, true, nil
+}
+
+// newSession dials a session that reports its requests to onRequest.
+func (f *FS) newSession(ctx context.Context) (*session, error) {
+	s, err := f.dialSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Set before any caller sees s, so no request goes uncounted.
+	s.reqs.onRequest = f.onRequest
+	return s, nil
 }
 
 // drop forgets s after a transport failure, so the next call redials.

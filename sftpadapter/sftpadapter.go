@@ -129,6 +129,12 @@ type Config struct {
 	// context. On a stream it bounds each Read and Write; a whole-stream
 	// copy through io.Copy fails when no data moves for that long.
 	OpTimeout time.Duration
+
+	// OnRequest, when set, is called before each SFTP request a backend
+	// sends, with the request's type ("OPEN", "READ", "LSTAT", ...;
+	// "EXTENDED" for the OpenSSH extensions), for metrics. It must not
+	// block. A Pool passes it to every backend it opens.
+	OnRequest func(op string)
 }
 
 // FS is a backend over one SFTP server directory. It is safe for
@@ -139,6 +145,8 @@ type FS struct {
 	dialTO  time.Duration
 	opTO    time.Duration
 	root    string // absolute, physical server path of the root
+	// onRequest is Config.OnRequest, given to each session.
+	onRequest func(op string)
 
 	// dialSession makes a new session; tests replace it to talk to an
 	// in-process server.
@@ -185,12 +193,13 @@ func Dial(ctx context.Context, cfg Config) (*FS, error) {
 		return nil, err
 	}
 	f := &FS{
-		addr:    withDefaultPort(cfg.Addr),
-		sshConf: sshConf,
-		dialTO:  cfg.DialTimeout,
-		opTO:    cfg.OpTimeout,
-		dialing: make(chan struct{}, 1),
-		orphans: map[string]struct{}{},
+		addr:      withDefaultPort(cfg.Addr),
+		sshConf:   sshConf,
+		dialTO:    cfg.DialTimeout,
+		opTO:      cfg.OpTimeout,
+		onRequest: cfg.OnRequest,
+		dialing:   make(chan struct{}, 1),
+		orphans:   map[string]struct{}{},
 	}
 	if f.dialTO <= 0 {
 		f.dialTO = DefaultDialTimeout
@@ -204,7 +213,7 @@ func Dial(ctx context.Context, cfg Config) (*FS, error) {
 
 // start makes the first session and resolves the root on it.
 func (f *FS) start(ctx context.Context, root string) error {
-	s, err := f.dialSession(ctx)
+	s, err := f.newSession(ctx)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func newMetrics() *metrics {
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_quota_refusals_total",
 			Help: "Calls refused by a quota or rate limit, by limit."}, []string{"limit"}),
 		storage: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_storage_requests_total",
-			Help: "Requests to S3 storage by mount and S3 operation, each attempt counted."}, []string{"mount", "operation"}),
+			Help: "Requests to S3 and SFTP storage by mount and operation (the S3 operation, each attempt counted; the SFTP request type)."}, []string{"mount", "operation"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "fencefs_http_requests_in_flight",
 			Help: "MCP requests over HTTP being answered (event streams included)."}),
 	}

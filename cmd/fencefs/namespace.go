@@ -224,7 +224,7 @@ func (n *namespace) openMount(ctx context.Context, name string, m config.MountSp
 	switch m.Kind {
 	case config.KindLocal, config.KindSFTP:
 		if n.storage != nil {
-			b, release, err := n.storage.backends.Get(ctx, backendKey{m, timeout})
+			b, release, err := n.storage.backends.Get(ctx, newBackendKey(name, m, timeout))
 			if err != nil {
 				return nil, err
 			}

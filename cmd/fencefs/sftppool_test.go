@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/conformance/containers"
 )
@@ -56,7 +58,8 @@ func TestStorageSharesSFTPConnections(t *testing.T) {
 	}
 	before := connections()
 
-	st := newStorage(nil)
+	requests := newMetrics().storage
+	st := newStorage(requests)
 	t.Cleanup(st.Close)
 	logger := slog.New(slog.DiscardHandler)
 	open := func(tn string) *namespace {
@@ -111,4 +114,9 @@ func TestStorageSharesSFTPConnections(t *testing.T) {
 		t.Errorf("after t1 closed the server has %d SSH connections, want %d", got, before+1)
 	}
 	ns2.Close()
+	for _, op := range []string{"OPEN", "READ", "LSTAT", "EXTENDED"} {
+		if n := testutil.ToFloat64(requests.WithLabelValues("ws", op)); n == 0 {
+			t.Errorf("no %s requests counted for mount ws", op)
+		}
+	}
 }

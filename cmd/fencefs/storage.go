@@ -21,20 +21,31 @@ import (
 // tenant shares is opened, and connected, once), and the count of storage
 // requests for /metrics.
 type storage struct {
-	// requests counts S3 requests by mount and operation; nil counts
-	// nothing.
+	// requests counts S3 and SFTP requests by mount and operation; nil
+	// counts nothing.
 	requests *prometheus.CounterVec
 	clients  *tenant.Cache[s3ClientKey, *s3.Client]
 	backends *tenant.Cache[backendKey, connected]
-	// pools are the SSH connections of SFTP mounts, one per server,
-	// account and credentials, whatever the root.
+	// pools are the SSH connections of SFTP mounts, one per mount name,
+	// server, account and credentials, whatever the root.
 	pools *tenant.Cache[backendKey, *sftpadapter.Pool]
 }
 
-// backendKey is what a local or SFTP backend is made of.
+// backendKey is what a local or SFTP backend is made of. An SFTP
+// backend's requests are counted under its mount's name, so the name is
+// part of its key (empty for local ones).
 type backendKey struct {
+	mount   string
 	spec    config.MountSpec
 	timeout time.Duration
+}
+
+// newBackendKey is the key of the backend of mount name with spec m.
+func newBackendKey(name string, m config.MountSpec, timeout time.Duration) backendKey {
+	if m.Kind != config.KindSFTP {
+		name = ""
+	}
+	return backendKey{name, m, timeout}
 }
 
 // sharedBackends bounds the local and SFTP backends kept, one per
@@ -84,6 +95,9 @@ func newStorage(requests *prometheus.CounterVec) *storage {
 				return nil, err
 			}
 			cfg.DialTimeout, cfg.OpTimeout = k.timeout, k.timeout
+			if st.requests != nil {
+				cfg.OnRequest = func(op string) { st.requests.WithLabelValues(k.mount, op).Inc() }
+			}
 			return sftpadapter.NewPool(cfg)
 		},
 		OnEvict: func(_ backendKey, p *sftpadapter.Pool) { p.Close() },
@@ -98,7 +112,7 @@ func (st *storage) openBackend(ctx context.Context, k backendKey) (connected, er
 		return openConnected(ctx, k.spec, k.timeout)
 	}
 	pk := k
-	pk.spec = config.MountSpec{Kind: config.KindSFTP, SFTP: k.spec.SFTP}
+	pk.spec = config.MountSpec{Kind: config.KindSFTP, SFTP: k.spec.SFTP} // the root and ro do not matter
 	pk.spec.SFTP.Root = ""
 	pool, release, err := st.pools.Get(ctx, pk)
 	if err != nil {
