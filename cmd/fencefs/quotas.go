@@ -79,15 +79,16 @@ type quotaCallKey struct{}
 // call that limited admitted, it reserves the growth the change
 // announces (req.Sizes, counting only the namespace's counted mounts)
 // before the change commits, and cancels a change a limit refuses. A
-// change whose sizes are unknown (a directory deleted or moved) makes
-// the tenant's usage be scanned again after it.
+// directory's delete announces no sizes and makes the tenant's usage be
+// scanned again after it. A directory's move changes nothing: it goes
+// within one mount and only to a path that does not exist.
 func (n *namespace) reserveChange(ctx context.Context, req *tools.ChangeRequest) error {
 	qc, _ := ctx.Value(quotaCallKey{}).(*quotaCall)
 	if qc == nil {
 		return nil
 	}
 	if req.Sizes == nil {
-		if req.Operation == tools.OpDelete || req.Operation == tools.OpMove {
+		if req.Operation == tools.OpDelete {
 			qc.rescan = true
 		}
 		return nil

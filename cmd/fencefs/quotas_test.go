@@ -138,9 +138,14 @@ func TestServeHTTPQuotaChanges(t *testing.T) {
 	if text, isError := callTool(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": ""}); !isError || !strings.Contains(text, "stored files") {
 		t.Errorf("a fourth file: %q, want a refusal naming stored files", text)
 	}
-	// A directory's delete has no sizes: the usage is scanned again.
+	// A directory's move keeps the usage as it was; its delete has no
+	// sizes: the usage is scanned again.
 	callOK(t, ctx, cs, "create_directory", map[string]any{"path": "/ws/dir"})
 	callOK(t, ctx, cs, "move_file", map[string]any{"source": "/ws/e.txt", "destination": "/ws/dir/e.txt"})
-	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "/ws/dir", "recursive": true})
+	callOK(t, ctx, cs, "move_file", map[string]any{"source": "/ws/dir", "destination": "/ws/moved"})
+	if text, isError := callTool(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": ""}); !isError || !strings.Contains(text, "stored files") {
+		t.Errorf("a fourth file after a directory's move: %q, want a refusal naming stored files", text)
+	}
+	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "/ws/moved", "recursive": true})
 	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": "01234"})
 }
