@@ -37,10 +37,18 @@ func KnownFile(ctx context.Context, name string) (FileInfo, bool) {
 // ForwardKnownFile returns ctx with what WithKnownFile told about name
 // told about to instead, for a wrapper that serves name as its child's
 // path to (a mount's path below the mount point).
+// A claim about another name is dropped rather than passed on, since the
+// child could hold that name under its own path.
 func ForwardKnownFile(ctx context.Context, name, to string) context.Context {
-	info, ok := KnownFile(ctx, name)
-	if !ok || name == to {
+	k, has := ctx.Value(knownKey{}).(knownFile)
+	if !has {
 		return ctx
 	}
-	return WithKnownFile(ctx, to, info)
+	if k.name != name || !k.info.IsRegular() {
+		return context.WithValue(ctx, knownKey{}, knownFile{})
+	}
+	if name == to {
+		return ctx
+	}
+	return WithKnownFile(ctx, to, k.info)
 }

@@ -40,6 +40,12 @@ func TestKnownFile(t *testing.T) {
 	if fwd := backend.ForwardKnownFile(t.Context(), "m/d/f", "d/f"); fwd != t.Context() {
 		t.Error("ForwardKnownFile without a known file changed the context")
 	}
+	// A claim about another name is not passed on: the child may hold
+	// that name under its own path ("d/f" below the mount point "m").
+	stale := backend.ForwardKnownFile(backend.WithKnownFile(t.Context(), "d/f", file), "m/d/f", "d/f")
+	if got, ok := backend.KnownFile(stale, "d/f"); ok {
+		t.Errorf("KnownFile(d/f) after forwarding m/d/f under a claim about d/f = %+v, want none", got)
+	}
 	// Only the latest name is kept.
 	ctx := backend.WithKnownFile(backend.WithKnownFile(t.Context(), "a", file), "b", file)
 	if _, ok := backend.KnownFile(ctx, "a"); ok {

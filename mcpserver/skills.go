@@ -225,24 +225,32 @@ func skillURI(name, rel string) string {
 }
 
 // attach serves the source's skills on srv.
+// registered logs a custom method the SDK would not register, so that a
+// host missing skills/list finds the reason in the server's log.
+func (s *SkillSource) registered(method string, err error) {
+	if err != nil {
+		s.logger.Error("skills: method not served", "method", method, "error", err)
+	}
+}
+
 func (s *SkillSource) attach(srv *mcp.Server) {
 	s.mu.Lock()
 	s.servers = append(s.servers, weak.Make(srv))
 	entries := s.entries
 	s.mu.Unlock()
 	s.install(srv, nil, entries)
-	_ = mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
+	s.registered("skills/list", mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
 		return s.list(p.Cursor)
-	})
-	_ = mcp.AddReceivingCustomMethod(srv, "skills/get", func(_ context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
+	}))
+	s.registered("skills/get", mcp.AddReceivingCustomMethod(srv, "skills/get", func(_ context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
 		if e := s.lookup(p.URI); e != nil && e.URI == p.URI {
 			return &skillsGetResult{Skill: e}, nil
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%q is not the SKILL.md of a skill this server serves", p.URI)}
-	})
-	_ = mcp.AddReceivingCustomMethod(srv, "resources/directory/read", func(_ context.Context, _ *mcp.ServerSession, p *directoryReadParams) (*directoryReadResult, error) {
+	}))
+	s.registered("resources/directory/read", mcp.AddReceivingCustomMethod(srv, "resources/directory/read", func(_ context.Context, _ *mcp.ServerSession, p *directoryReadParams) (*directoryReadResult, error) {
 		return s.readDir(p.URI, p.Cursor)
-	})
+	}))
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "skill-file", URITemplate: "skill://{name}/{+file}",
 		Description: "A file of a skill, listed with its digest by skills/list and skills/get."}, s.read)
 }

@@ -179,6 +179,7 @@ type LimitError struct {
 	RetryAfter time.Duration
 }
 
+// Error names the tenant, the limit and, for the rate, when to retry.
 func (e *LimitError) Error() string {
 	switch e.Limit {
 	case LimitRate:

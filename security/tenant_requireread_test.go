@@ -48,6 +48,11 @@ func TestTenantStatelessRequireRead(t *testing.T) {
 		{"write_file", map[string]any{"path": "a.txt", "content": "changed\n"}},
 		{"edit_file", map[string]any{"path": "a.txt", "old_text": "hello", "new_text": "bye"}},
 		{"write_file", map[string]any{"path": "./a.txt", "content": "changed\n"}},
+		// A null or empty hash is no precondition to the tools, so it
+		// is none to the guard either.
+		{"write_file", map[string]any{"path": "a.txt", "content": "changed\n", "expected_hash": nil}},
+		{"write_file", map[string]any{"path": "a.txt", "content": "changed\n", "expected_hash": ""}},
+		{"edit_file", map[string]any{"path": "a.txt", "old_text": "hello", "new_text": "bye", "expected_hash": nil}},
 	} {
 		if text, isErr := callTenantTool(t, sessions[1], tc.tool, tc.args); !isErr || !strings.Contains(text, "expected_hash") {
 			t.Errorf("%s without expected_hash: %q, isError %v", tc.tool, text, isErr)
@@ -65,6 +70,8 @@ func TestTenantStatelessRequireRead(t *testing.T) {
 		{"move_file", map[string]any{"source": "a.txt", "destination": "c.txt"}},
 		{"move_file", map[string]any{"source": "b.txt", "destination": "a.txt", "overwrite": true, "expected_hash": "0123456789ab"}},
 		{"copy_file", map[string]any{"source": "b.txt", "destination": "a.txt", "overwrite": true}},
+		{"delete_file", map[string]any{"path": "a.txt", "expected_hash": nil}},
+		{"copy_file", map[string]any{"source": "b.txt", "destination": "a.txt", "overwrite": true, "destination_hash": nil}},
 	} {
 		if text, isErr := callTenantTool(t, sessions[1], tc.tool, tc.args); !isErr || !strings.Contains(text, "_hash") {
 			t.Errorf("%s %v without the hash of its read: %q, isError %v", tc.tool, tc.args, text, isErr)

@@ -76,7 +76,7 @@ func TestTenantPolicyNarrows(t *testing.T) {
 	iss := tenanttest.NewIssuer(t)
 	base := t.TempDir()
 	cfg := filepath.Join(base, "fencefs.yaml")
-	policy := "tenant_policy:\n  t1:\n    deny: [/ws/sub/]\n    protect: [ws/secret.txt]\n    tools: [read, write_file]\n"
+	policy := "tenant_policy:\n  t1:\n    deny: [/ws/sub/]\n    protect: [ws/secret.txt]\n    tools: [read, write_file]\n  t10:\n    tools: []\n"
 	if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +109,23 @@ func TestTenantPolicyNarrows(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(base, "tenants", "t1", "only-t1.txt")); string(data) != "secret of t1\n" {
 		t.Errorf("only-t1.txt holds %q", data)
+	}
+
+	// A policy that leaves no tools leaves none: "no tools" once read as
+	// "no narrowing" on the way to the server and offered every tool.
+	t10 := iss.Sign(t, tenanttest.Claims{Subject: "t10", Scope: full})
+	if got := toolNames(t, srv, t10); len(got) != 0 {
+		t.Errorf("t10, whose policy keeps no tool, is offered %q", got)
+	}
+	cs10, err := connectTenant(t, srv.url, t10, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cs10.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "/ws/only-t10.txt"}}); err == nil && !res.IsError {
+		t.Errorf("t10 calls delete_file: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(base, "tenants", "t10", "only-t10.txt")); err != nil {
+		t.Errorf("t10's file: %v", err)
 	}
 
 	t2 := iss.Sign(t, tenanttest.Claims{Subject: "t2", Scope: full})

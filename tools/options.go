@@ -99,7 +99,9 @@ type Options struct {
 	// NoContentHashes removes hashes from read, write and edit results and
 	// expected_hash from their schemas. Events still carry hashes.
 	NoContentHashes bool
-	// Tools names the tools to offer; nil means DefaultTools().
+	// Tools names the tools to offer; nil means DefaultTools(), and an
+	// empty list that is not nil means none (a caller that narrows a list
+	// down to nothing must get nothing, not the default set).
 	Tools []string
 	// RequireRead refuses write_file and edit_file on an existing file the
 	// Set has not read, or that changed since it was read.
@@ -205,7 +207,9 @@ func selectTools(requested []string, readOnly bool) ([]string, error) {
 		}
 	}
 	ro := ReadOnlyTools()
-	var out []string
+	// Never nil: the normalized list is the answer, and nil would read
+	// as the default set to whoever passes it on.
+	out := []string{}
 	for _, n := range all {
 		if slices.Contains(requested, n) && (!readOnly || slices.Contains(ro, n)) {
 			out = append(out, n)

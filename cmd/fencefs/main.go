@@ -244,6 +244,7 @@ func commandUsage(cmd string, w io.Writer) {
 			"as MCP prompts (getting one gives the skill's instructions and the path of its files) and as\n" +
 			"skill:// resources (SEP-2640, files read under the policy). ROOT is a tool path from the namespace\n" +
 			"root (/NAME/... with mounts); skills are found directly, not through --allow/--deny/--protect.\n" +
+			"Skills are offered only with read_file, and not with --tenant-mount (refused at start-up).\n" +
 			"With --approve changes, every change is shown to the user through the host and made only on accept;\n" +
 			"a client that cannot ask its user has its changes refused (or cancelled: --approve-fallback cancel).\n" +
 			"When read_file is offered, files are resources too (fencefs:///{+path}), with subscriptions.\n" +

@@ -538,3 +538,36 @@ func TestServeResourceReadsAudited(t *testing.T) {
 		t.Errorf("audit verify: %+v", out)
 	}
 }
+
+// TestServeSkillsNeedRead: skills are files of the namespace, so a server
+// whose tools cannot read files offers neither their prompts nor their
+// resources.
+func TestServeSkillsNeedRead(t *testing.T) {
+	t.Parallel()
+	f := mcpFixture(t)
+	for _, tt := range []struct {
+		tools string
+		want  bool
+	}{{"write_file", false}, {"read_file,write_file", true}} {
+		cmd := exec.Command(binary, "serve", "--root", f.root, "--tools", tt.tools, "--skills", "skills")
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "skills-host", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * exitDeadline}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prompts, skillFiles int
+		if res, err := cs.ListPrompts(t.Context(), nil); err == nil {
+			prompts = len(res.Prompts)
+		}
+		if res, err := cs.ListResourceTemplates(t.Context(), nil); err == nil {
+			for _, rt := range res.ResourceTemplates {
+				if strings.HasPrefix(rt.URITemplate, "skill://") {
+					skillFiles++
+				}
+			}
+		}
+		cs.Close()
+		if got := prompts > 0 || skillFiles > 0; got != tt.want {
+			t.Errorf("--tools %s: %d skill prompts, %d skill templates; want skills offered %v", tt.tools, prompts, skillFiles, tt.want)
+		}
+	}
+}

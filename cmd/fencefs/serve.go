@@ -240,6 +240,11 @@ func newServer(set *tools.Set, s *config.Settings, h callHooks, src *mcpserver.S
 	// Settings were checked at start-up: the names parse.
 	approve, _ := mcpserver.ParseApproval(s.Approve)
 	_, reads := set.Tool("read_file")
+	if !reads {
+		// Skills are files of the namespace: a caller who may not read
+		// files gets neither their resources nor their prompts.
+		src = nil
+	}
 	srv := mcpserver.New(set, mcpserver.Options{
 		Name:             "fencefs",
 		Version:          readVersion().short(),

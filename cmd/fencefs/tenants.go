@@ -65,7 +65,9 @@ func newProbe(ns *namespace) *tools.Tool {
 }
 
 func newServers(ns *namespace, s *config.Settings, build serverBuilder) *servers {
-	var offered []string
+	// Never nil, even for a namespace with no tools: nil would read as
+	// "every tool" in server and in the grants.
+	offered := []string{}
 	for _, t := range ns.set.Tools() {
 		offered = append(offered, t.Name)
 	}
@@ -355,7 +357,7 @@ func requireHash(name string, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolH
 		json.Unmarshal(args["overwrite"], &overwrite)
 		for _, r := range rules {
 			var p string
-			if json.Unmarshal(args[r.path], &p) != nil || p == "" || args[r.hash] != nil || r.overwrite && !overwrite {
+			if json.Unmarshal(args[r.path], &p) != nil || p == "" || hashGiven(args[r.hash]) || r.overwrite && !overwrite {
 				continue
 			}
 			need := fmt.Sprintf("'%s': pass %s from your read_file of it (this server requires reading a file before changing it).", p, r.hash)
@@ -374,6 +376,14 @@ func requireHash(name string, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolH
 		}
 		return next(ctx, req)
 	}
+}
+
+// hashGiven reports whether raw is a hash the tool will check: a
+// non-empty string. A JSON null or "" is no precondition to the tools,
+// so it must be none to the guard either.
+func hashGiven(raw json.RawMessage) bool {
+	var h string
+	return json.Unmarshal(raw, &h) == nil && h != ""
 }
 
 // readiness returns the check of /readyz for ns: every mount (or the

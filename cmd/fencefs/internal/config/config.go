@@ -501,7 +501,7 @@ func (d definition) takenBy(cmd string) bool {
 func definitions(s *Settings, mark func() *bool) []definition {
 	list := func(p *[]string, k policy.PatternKind) flag.Value { return listValue{p, checkPattern(k), mark()} }
 	return []definition{
-		{name: "config", arg: "FILE", usage: "read settings from a YAML file (keys are flag names with _; flags override it)", value: stringValue{&s.ConfigFile}},
+		{name: "config", arg: "FILE", usage: "read settings from a YAML file (keys are flag names with _, plus scopes, tenant_policy and quota_tenants, which have no flag; flags override it)", value: stringValue{&s.ConfigFile}},
 		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
 		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
 		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from; must exist (default: the root)", value: stringValue{&s.Cwd}},
