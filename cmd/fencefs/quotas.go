@@ -143,12 +143,21 @@ func limited(q *quota.Manager, t *tools.Tool, next mcp.ToolHandler) mcp.ToolHand
 		qc := &quotaCall{q: q, key: key}
 		res, err := next(context.WithValue(ctx, quotaCallKey{}, qc), req)
 		ok := err == nil && res != nil && !res.IsError && qc.refused == nil
+		unsure := false
 		for _, h := range qc.held {
-			if _, cancelled := h.req.Cancelled(); ok && !cancelled {
+			_, cancelled := h.req.Cancelled()
+			if ok && !cancelled {
 				h.res.Commit()
 			} else {
 				h.res.Cancel()
+				// A change that was let through and then failed may have
+				// landed in part (an apply_patch whose undo failed, a
+				// commit whose answer was lost): count it by a rescan.
+				unsure = unsure || !cancelled
 			}
+		}
+		if unsure {
+			q.Rescan(key)
 		}
 		if qc.refused != nil {
 			noteQuotaRefusal(ctx, qc.refused)
