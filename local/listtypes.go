@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io/fs"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -25,8 +26,13 @@ func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, err
 		return nil, err
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, direntBufSize)
-	entries := make([]backend.DirEntry, 0, 32)
+	bp := f.direntBuf()
+	defer f.direntBufs.Put(bp)
+	buf := *bp
+	// Sized from the records each read returns, so a walk over many small
+	// directories allocates no more entries than it lists; never nil, as
+	// an empty directory's listing was not before.
+	entries := []backend.DirEntry{}
 	for {
 		var n int
 		err := ignoringEINTR(func() (err error) {
@@ -40,6 +46,7 @@ func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, err
 			return entries, nil
 		}
 		b := buf[:n]
+		entries = slices.Grow(entries, countDirents(b))
 		for len(b) >= direntName {
 			reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
 			if reclen < direntName || reclen > len(b) {
@@ -83,4 +90,30 @@ func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, err
 			entries = append(entries, backend.DirEntry{Name: s, Type: mode, Size: -1})
 		}
 	}
+}
+
+// direntBuf returns a getdents buffer from f's pool: a walk lists
+// thousands of directories, and a fresh 32 KiB buffer for each was most of
+// the bytes it allocated.
+func (f *FS) direntBuf() *[]byte {
+	if bp, ok := f.direntBufs.Get().(*[]byte); ok {
+		return bp
+	}
+	buf := make([]byte, direntBufSize)
+	return &buf
+}
+
+// countDirents returns the number of records in b, a getdents result
+// (with "." and "..", so at most two more than the entries they give).
+func countDirents(b []byte) int {
+	n := 0
+	for len(b) >= direntName {
+		reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
+		if reclen < direntName || reclen > len(b) {
+			break
+		}
+		n++
+		b = b[reclen:]
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -21,6 +22,13 @@ func TestListTypes(t *testing.T) {
 		f, root := newTestFS(t, o)
 		makeTree(t, root, tree{"a.txt": "hello", "dir/b.txt": "bee", "dir/sub/": "", "empty/": "",
 			"link": "->a.txt", "linkdir": "->dir", "escape": "->" + outside, "fifo": "|fifo", "sock": "|sock"})
+		// More records than one getdents buffer holds, so the listing grows
+		// over several reads of a reused buffer.
+		big := tree{}
+		for i := range 1500 {
+			big[fmt.Sprintf("big/%s-%04d", strings.Repeat("n", 40), i)] = ""
+		}
+		makeTree(t, root, big)
 		types := func(entries []backend.DirEntry) []string {
 			var out []string
 			for _, e := range entries {
@@ -29,7 +37,7 @@ func TestListTypes(t *testing.T) {
 			slices.Sort(out)
 			return out
 		}
-		for _, dir := range []string{".", "dir", "empty", "missing", "a.txt", "fifo", "linkdir", "linkdir/sub"} {
+		for _, dir := range []string{".", "dir", "big", "empty", "missing", "a.txt", "fifo", "linkdir", "linkdir/sub"} {
 			want, wantErr := f.List(context.Background(), dir)
 			got, err := f.ListTypes(context.Background(), dir)
 			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {

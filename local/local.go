@@ -36,6 +36,9 @@ type FS struct {
 	mu     sync.RWMutex
 	rootfd int      // O_PATH directory descriptor of the root; -1 once closed
 	dir    *os.Root // the fallback opener, used instead of openat2 when not nil
+
+	// direntBufs holds ListTypes's getdents buffers (*[]byte) between calls.
+	direntBufs sync.Pool
 }
 
 // Compile-time checks that FS implements the contracts it promises.
