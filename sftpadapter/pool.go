@@ -166,6 +166,17 @@ func (p *Pool) dial(ctx context.Context) (*ssh.Client, error) {
 	return ssh.NewClient(c, chans, reqs), nil
 }
 
+// drop closes c and forgets it, so the next call dials even before c's
+// end has been noticed.
+func (p *Pool) drop(c *poolConn) {
+	c.client.Close()
+	p.mu.Lock()
+	if p.conn == c {
+		p.conn = nil
+	}
+	p.mu.Unlock()
+}
+
 // session opens an SFTP channel for one backend. A connection that fails
 // to open it is dropped and dialled again once, since it most likely
 // broke between calls.
@@ -188,7 +199,7 @@ func (p *Pool) session(ctx context.Context) (*session, error) {
 		if err == nil {
 			return s, nil
 		}
-		c.client.Close()
+		p.drop(c)
 		if attempt > 0 {
 			return nil, fmt.Errorf("sftpadapter: dial: %w", err)
 		}

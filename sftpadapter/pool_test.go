@@ -1,7 +1,10 @@
 package sftpadapter_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"path"
 	"strconv"
@@ -117,6 +120,32 @@ func testPoolRoots(t *testing.T, srv *containers.SFTPServer) {
 		}
 	}
 
+	// A call of tenant 0 whose context ends closes tenant 0's channel
+	// only: tenant 1 goes on over the same connection, and tenant 0's
+	// next call opens a channel on it again.
+	arrange(t, srv, func(c *sftp.Client) error {
+		return putServer(c, roots[0]+"/big", bytes.Repeat([]byte("x"), sftpLargeFileSize))
+	})
+	cctx, cancel := context.WithCancel(ctx)
+	r, err := fss[0].OpenRead(cctx, "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.(io.WriterTo).WriteTo(cancelOnWrite{cancel})
+	r.Close()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a read cancelled in flight: %v, want context.Canceled", err)
+	}
+	if got := readAll(t, ctx, fss[1], "own.txt"); got != "tenant 1" {
+		t.Errorf("after tenant 0's cancelled call, tenant 1 reads %q", got)
+	}
+	if got := readAll(t, ctx, fss[0], "own.txt"); got != "tenant 0" {
+		t.Errorf("after its cancelled call, tenant 0 reads %q", got)
+	}
+	if got := pool.Dials(); got != 1 {
+		t.Errorf("Dials() = %d after a cancelled call, want 1", got)
+	}
+
 	if err := fss[0].Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -154,4 +183,13 @@ func testPoolRoots(t *testing.T, srv *containers.SFTPServer) {
 	if _, err := pool.Open(ctx, roots[1]); err == nil {
 		t.Error("Open on a closed Pool succeeded")
 	}
+}
+
+// cancelOnWrite takes what it is given and cancels the call as soon as
+// the first bytes arrive.
+type cancelOnWrite struct{ cancel context.CancelFunc }
+
+func (w cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return len(p), nil
 }
