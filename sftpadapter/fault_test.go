@@ -158,6 +158,46 @@ func TestSFTPRestart(t *testing.T) {
 		x.wantOnly(t, "f", "after restart")
 	})
 
+	t.Run("PoolBetweenCalls", func(t *testing.T) {
+		pool, err := sftpadapter.NewPool(x.srv.Config(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		var fss []*sftpadapter.FS
+		for i := range 2 {
+			root, err := x.srv.NewRoot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := pool.Open(ctx, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := backend.WriteFile(ctx, f, "f", []byte{'0' + byte(i)}, backend.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			fss = append(fss, f)
+		}
+		timeout := 5 * time.Second
+		if err := x.srv.Container.Stop(ctx, &timeout); err != nil {
+			t.Fatalf("stopping: %v", err)
+		}
+		if err := x.srv.Container.Start(ctx); err != nil {
+			t.Fatalf("starting: %v", err)
+		}
+		// Both backends go on over one new connection.
+		for i, f := range fss {
+			if got := readAll(t, ctx, f, "f"); got != string('0'+rune(i)) {
+				t.Errorf("backend %d reads %q after the restart", i, got)
+			}
+		}
+		if got := pool.Dials(); got != 2 {
+			t.Errorf("Dials() = %d, want 2: one before the restart, one after", got)
+		}
+	})
+
 	t.Run("KilledMidWrite", func(t *testing.T) {
 		w, err := x.b.OpenWrite(ctx, "f", backend.WriteOptions{})
 		if err != nil {
