@@ -379,8 +379,9 @@ func requireHash(name string, probe *tools.Tool, next mcp.ToolHandler) mcp.ToolH
 }
 
 // hashGiven reports whether raw is a hash the tool will check: a
-// non-empty string. A JSON null or "" is no precondition to the tools,
-// so it must be none to the guard either.
+// non-empty string. A JSON null is no precondition to the tools, so it
+// must be none to the guard either; an empty string is the hash of no
+// read.
 func hashGiven(raw json.RawMessage) bool {
 	var h string
 	return json.Unmarshal(raw, &h) == nil && h != ""
