@@ -119,12 +119,13 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 }
 
 // changeDigest identifies a change as the user is shown it, and by the
-// sizes of the files it changes, which tell a change apart where the diff
-// cannot (a binary file, or one too large to diff).
+// sizes and prior content hashes of the files it changes, which tell a
+// change apart where the diff cannot (a binary file, or one too large to
+// diff whole): an answer holds only for the content it was asked about.
 func changeDigest(r *tools.ChangeRequest) string {
 	parts := []string{r.Operation, r.Path, r.Source, r.Diff, strconv.FormatBool(r.Truncated)}
 	for _, c := range r.Sizes {
-		parts = append(parts, fmt.Sprintf("%s\x01%d\x01%d", c.Path, c.Before, c.After))
+		parts = append(parts, fmt.Sprintf("%s\x01%d\x01%d\x01%s", c.Path, c.Before, c.After, c.BeforeHash))
 	}
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:])

@@ -76,18 +76,23 @@ func TestApproveChanges(t *testing.T) {
 // binary file, yet an answer given while the file changed is not taken
 // for the change the call now makes.
 func TestApproveBinaryChangedWhileLooking(t *testing.T) {
-	w := newWorkspace(t, tools.Options{}, map[string]string{"f.bin": "old\x00bin"})
-	cs := connect(t, New(w.set, Options{Approve: ApproveChanges}), &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			w.write(t, "f.bin", "theirs\x00longer")
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		},
-	})
-	if _, text := call(t, cs, "write_file", map[string]any{"path": "f.bin", "content": "new\n"}); text != "['f.bin' was not written: "+reasonChanged+"]" {
-		t.Errorf("result %q", text)
-	}
-	if got := w.read(t, "f.bin"); got != "theirs\x00longer" {
-		t.Errorf("file holds %q", got)
+	// The diff of a binary file shows nothing, so the answer is bound to
+	// the sizes and the content hash the user was asked about: another
+	// writer's bytes, longer or of the same length, are not overwritten.
+	for _, theirs := range []string{"theirs\x00longer", "OLD\x00BIN"} {
+		w := newWorkspace(t, tools.Options{}, map[string]string{"f.bin": "old\x00bin"})
+		cs := connect(t, New(w.set, Options{Approve: ApproveChanges}), &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				w.write(t, "f.bin", theirs)
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			},
+		})
+		if _, text := call(t, cs, "write_file", map[string]any{"path": "f.bin", "content": "new\n"}); text != "['f.bin' was not written: "+reasonChanged+"]" {
+			t.Errorf("%q written while the user looked: result %q", theirs, text)
+		}
+		if got := w.read(t, "f.bin"); got != theirs {
+			t.Errorf("file holds %q, want %q", got, theirs)
+		}
 	}
 }
 

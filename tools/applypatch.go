@@ -318,11 +318,11 @@ func (s *Set) patchSizes(ops []*patchOp) []SizeChange {
 			after = -1
 		}
 		if op.moved {
-			out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: -1},
-				SizeChange{Path: s.canonical(op.dst.resolved), Before: op.dstOld.sizeOrNone(), After: after})
+			out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: -1, BeforeHash: op.old.hash},
+				SizeChange{Path: s.canonical(op.dst.resolved), Before: op.dstOld.sizeOrNone(), After: after, BeforeHash: op.dstOld.hash})
 			continue
 		}
-		out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: after})
+		out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: after, BeforeHash: op.old.hash})
 	}
 	return out
 }

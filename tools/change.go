@@ -196,7 +196,7 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 		// see (edit_file's FileEdited event carries it too).
 		diff, truncated = s.diff(c)
 	}
-	sizes := []SizeChange{{Path: s.canonical(c.t.resolved), Before: c.old.sizeOrNone(), After: int64(len(c.data))}}
+	sizes := []SizeChange{{Path: s.canonical(c.t.resolved), Before: c.old.sizeOrNone(), After: int64(len(c.data)), BeforeHash: c.old.hash}}
 	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb, sizes); err != nil || msg != "" {
 		return diff, truncated, msg, err
 	}

@@ -2,9 +2,17 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"reflect"
 	"testing"
 )
+
+// hashOf is the full hex SHA-256 of s, as SizeChange.BeforeHash spells it.
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
 
 // TestChangeRequestSizes checks the sizes each changing tool announces,
 // which a quota reserves before the change commits.
@@ -16,17 +24,17 @@ func TestChangeRequestSizes(t *testing.T) {
 		args  []any
 		want  []SizeChange
 	}{
-		{"write creates", nil, "write_file", []any{"path", "n.txt", "content", "12345"}, []SizeChange{{"n.txt", -1, 5}}},
-		{"write replaces", map[string]string{"f.txt": "abc"}, "write_file", []any{"path", "f.txt", "content", "x"}, []SizeChange{{"f.txt", 3, 1}}},
-		{"edit", map[string]string{"f.txt": "a b"}, "edit_file", []any{"path", "f.txt", "old_text", "b", "new_text", "bbbb"}, []SizeChange{{"f.txt", 3, 6}}},
-		{"delete", map[string]string{"f.txt": "abcd"}, "delete_file", []any{"path", "f.txt"}, []SizeChange{{"f.txt", 4, -1}}},
-		{"copy", map[string]string{"f.txt": "abcd"}, "copy_file", []any{"source", "f.txt", "destination", "g.txt"}, []SizeChange{{"g.txt", -1, 4}}},
-		{"copy replaces", map[string]string{"f.txt": "abcd", "g.txt": "xy"}, "copy_file", []any{"source", "f.txt", "destination", "g.txt", "overwrite", true}, []SizeChange{{"g.txt", 2, 4}}},
-		{"move", map[string]string{"f.txt": "abcd"}, "move_file", []any{"source", "f.txt", "destination", "g.txt"}, []SizeChange{{"g.txt", -1, 4}, {"f.txt", 4, -1}}},
-		{"move replaces", map[string]string{"f.txt": "abcd", "g.txt": "xyzzy"}, "move_file", []any{"source", "f.txt", "destination", "g.txt", "overwrite", true}, []SizeChange{{"g.txt", 5, 4}, {"f.txt", 4, -1}}},
+		{"write creates", nil, "write_file", []any{"path", "n.txt", "content", "12345"}, []SizeChange{{"n.txt", -1, 5, ""}}},
+		{"write replaces", map[string]string{"f.txt": "abc"}, "write_file", []any{"path", "f.txt", "content", "x"}, []SizeChange{{"f.txt", 3, 1, hashOf("abc")}}},
+		{"edit", map[string]string{"f.txt": "a b"}, "edit_file", []any{"path", "f.txt", "old_text", "b", "new_text", "bbbb"}, []SizeChange{{"f.txt", 3, 6, hashOf("a b")}}},
+		{"delete", map[string]string{"f.txt": "abcd"}, "delete_file", []any{"path", "f.txt"}, []SizeChange{{"f.txt", 4, -1, hashOf("abcd")}}},
+		{"copy", map[string]string{"f.txt": "abcd"}, "copy_file", []any{"source", "f.txt", "destination", "g.txt"}, []SizeChange{{"g.txt", -1, 4, ""}}},
+		{"copy replaces", map[string]string{"f.txt": "abcd", "g.txt": "xy"}, "copy_file", []any{"source", "f.txt", "destination", "g.txt", "overwrite", true}, []SizeChange{{"g.txt", 2, 4, hashOf("xy")}}},
+		{"move", map[string]string{"f.txt": "abcd"}, "move_file", []any{"source", "f.txt", "destination", "g.txt"}, []SizeChange{{"g.txt", -1, 4, ""}, {"f.txt", 4, -1, hashOf("abcd")}}},
+		{"move replaces", map[string]string{"f.txt": "abcd", "g.txt": "xyzzy"}, "move_file", []any{"source", "f.txt", "destination", "g.txt", "overwrite", true}, []SizeChange{{"g.txt", 5, 4, hashOf("xyzzy")}, {"f.txt", 4, -1, hashOf("abcd")}}},
 		{"patch", map[string]string{"m.txt": "m\n", "d.txt": "dd\n", "u.txt": "u\n", "r.txt": "123456\n"}, "apply_patch", []any{"patch",
 			"*** Begin Patch\n*** Update File: u.txt\n@@\n-u\n+uuu\n*** Update File: m.txt\n*** Move to: r.txt\n@@\n-m\n+M\n*** Delete File: d.txt\n*** Add File: n.txt\n+n\n*** End Patch\n"},
-			[]SizeChange{{"u.txt", 2, 4}, {"m.txt", 2, -1}, {"r.txt", 7, 2}, {"d.txt", 3, -1}, {"n.txt", -1, 2}}},
+			[]SizeChange{{"u.txt", 2, 4, hashOf("u\n")}, {"m.txt", 2, -1, hashOf("m\n")}, {"r.txt", 7, 2, hashOf("123456\n")}, {"d.txt", 3, -1, hashOf("dd\n")}, {"n.txt", -1, 2, ""}}},
 		{"directory", nil, "create_directory", []any{"path", "d"}, nil},
 	}
 	for _, tc := range cases {

@@ -106,7 +106,7 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 	}
 	var sizes []SizeChange
 	if old.exists {
-		sizes = []SizeChange{{Path: s.canonical(t.resolved), Before: old.size, After: -1}}
+		sizes = []SizeChange{{Path: s.canonical(t.resolved), Before: old.size, After: -1, BeforeHash: old.hash}}
 	}
 	if msg, err := s.announce(ctx, t, OpDelete, diff, truncated, "deleted", sizes); err != nil || msg != "" {
 		return msg, err

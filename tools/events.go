@@ -151,6 +151,11 @@ type SizeChange struct {
 	// once the change commits; -1 stands for no file (one the change
 	// creates, or removes).
 	Before, After int64
+	// BeforeHash is the full hex SHA-256 of the file's content before
+	// the change, empty for no file, so that an approver can bind what it
+	// approved to the content the change replaces (a diff shows none of a
+	// binary file, and only the start of a large one).
+	BeforeHash string
 }
 
 // Cancel stops the change; the model is told reason (or "cancelled by a

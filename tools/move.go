@@ -116,9 +116,9 @@ func (s *Set) transfer(ctx context.Context, raw json.RawMessage, move bool) (str
 	}
 	if !x.dir {
 		req.Diff, req.Truncated = s.diffTo(dst, x.old, x.data)
-		req.Sizes = []SizeChange{{Path: req.Path, Before: x.old.sizeOrNone(), After: x.data.size}}
+		req.Sizes = []SizeChange{{Path: req.Path, Before: x.old.sizeOrNone(), After: x.data.size, BeforeHash: x.old.hash}}
 		if move {
-			req.Sizes = append(req.Sizes, SizeChange{Path: req.Source, Before: x.data.size, After: -1})
+			req.Sizes = append(req.Sizes, SizeChange{Path: req.Source, Before: x.data.size, After: -1, BeforeHash: x.data.hash})
 		}
 	}
 	if s.changeListener(ctx) != nil {
