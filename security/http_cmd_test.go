@@ -1,15 +1,12 @@
 package security
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -97,82 +94,16 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// httpCmd is a running `fencefs serve --http` whose log lines the test
-// can wait for.
-type httpCmd struct {
-	url    string
-	stderr *logBuffer
-	logged chan string
-}
-
 // startHTTPCmd starts `fencefs serve --http 127.0.0.1:0 --root root` with
-// args and waits for its endpoint; the process is killed when the test
-// ends.
-func startHTTPCmd(t *testing.T, root string, args ...string) *httpCmd {
+// args and debug logging, and waits for its endpoint; the process is
+// killed when the test ends.
+func startHTTPCmd(t *testing.T, root string, args ...string) *tenantServe {
 	t.Helper()
-	args = append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--log-level", "debug"}, args...)
-	cmd := exec.Command(serveBinary.get(t), args...)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h := &httpCmd{stderr: &logBuffer{}, logged: make(chan string, 4096)}
-	exited := make(chan struct{})
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	found := make(chan string, 1)
-	go func() {
-		defer close(exited)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			fmt.Fprintln(h.stderr, sc.Text())
-			select {
-			case h.logged <- sc.Text():
-			default:
-			}
-			if m := serveURLPattern.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		cmd.Wait()
-	}()
-	select {
-	case h.url = <-found:
-	case <-exited:
-		t.Fatalf("fencefs %q exited before serving:\n%s", args, h.stderr.String())
-	case <-time.After(serveStartDeadline):
-		t.Fatalf("fencefs did not log its URL within %v:\n%s", serveStartDeadline, h.stderr.String())
-	}
-	return h
-}
-
-// waitLog waits until the server logs a line containing want.
-func (h *httpCmd) waitLog(t *testing.T, want string) {
-	t.Helper()
-	timer := time.NewTimer(cmdDeadline)
-	defer timer.Stop()
-	for {
-		select {
-		case l := <-h.logged:
-			if strings.Contains(l, want) {
-				return
-			}
-		case <-timer.C:
-			t.Fatalf("the server did not log %q within %v\nstderr:\n%s", want, cmdDeadline, h.stderr.String())
-		}
-	}
+	return startTenantServe(t, append([]string{"serve", "--http", "127.0.0.1:0", "--root", root, "--log-level", "debug"}, args...)...)
 }
 
 // connect opens an MCP session to the server (closed when the test ends).
-func (h *httpCmd) connect(t *testing.T) (*mcp.ClientSession, error) {
+func (h *tenantServe) connect(t *testing.T) (*mcp.ClientSession, error) {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "security", Version: "1"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1}, nil)
@@ -205,7 +136,7 @@ func TestServeHTTPMaxSessions(t *testing.T) {
 	}
 	b, err := h.connect(t)
 	if err != nil {
-		t.Fatalf("a second session: %v\nstderr:\n%s", err, h.stderr.String())
+		t.Fatalf("a second session: %v\nstderr:\n%s", err, h.log())
 	}
 	if _, err := h.connect(t); err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
 		t.Fatalf("a third session: %v, want it refused with 503", err)
@@ -236,9 +167,9 @@ func TestServeHTTPMaxSessions(t *testing.T) {
 	}
 	callCmdOK(t, c, "read_file", map[string]any{"path": "a.txt"})
 	// b and c go idle: the server closes both after a second.
-	h.waitLog(t, "MCP session ended")
-	h.waitLog(t, "MCP session ended")
-	h.waitLog(t, "open_sessions=0")
+	h.waitLogWithin(t, "MCP session ended", cmdDeadline)
+	h.waitLogWithin(t, "MCP session ended", cmdDeadline)
+	h.waitLogWithin(t, "open_sessions=0", cmdDeadline)
 	d, err := h.connect(t)
 	if err != nil {
 		t.Fatalf("a session after the others expired: %v", err)

@@ -75,8 +75,7 @@ var serveURLPattern = regexp.MustCompile(`url=(https?://\S+/mcp)`)
 type tenantServe struct {
 	url    string
 	cmd    *exec.Cmd
-	mu     sync.Mutex
-	stderr strings.Builder
+	stderr logBuffer
 	// lines receives the stderr lines, as far as waitLog keeps up.
 	lines chan string
 }
@@ -84,7 +83,14 @@ type tenantServe struct {
 // waitLog waits until the server logs a line containing want.
 func (s *tenantServe) waitLog(t *testing.T, want string) {
 	t.Helper()
-	timer := time.NewTimer(serveStartDeadline)
+	s.waitLogWithin(t, want, serveStartDeadline)
+}
+
+// waitLogWithin waits at most d until the server logs a line containing
+// want.
+func (s *tenantServe) waitLogWithin(t *testing.T, want string, d time.Duration) {
+	t.Helper()
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		select {
@@ -93,16 +99,12 @@ func (s *tenantServe) waitLog(t *testing.T, want string) {
 				return
 			}
 		case <-timer.C:
-			t.Fatalf("the server did not log %q within %v:\n%s", want, serveStartDeadline, s.log())
+			t.Fatalf("the server did not log %q within %v:\n%s", want, d, s.log())
 		}
 	}
 }
 
-func (s *tenantServe) log() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stderr.String()
-}
+func (s *tenantServe) log() string { return s.stderr.String() }
 
 // startTenantServe starts fencefs with args and waits for its endpoint;
 // the process is killed when the test ends.
@@ -116,7 +118,7 @@ func startTenantServe(t *testing.T, args ...string) *tenantServe {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &tenantServe{cmd: cmd, lines: make(chan string, 1024)}
+	s := &tenantServe{cmd: cmd, lines: make(chan string, 4096)}
 	exited := make(chan struct{})
 	t.Cleanup(func() {
 		cmd.Process.Kill()
@@ -127,9 +129,7 @@ func startTenantServe(t *testing.T, args ...string) *tenantServe {
 		defer close(exited)
 		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
-			s.mu.Lock()
 			fmt.Fprintln(&s.stderr, sc.Text())
-			s.mu.Unlock()
 			select {
 			case s.lines <- sc.Text():
 			default:
