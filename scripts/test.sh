@@ -59,10 +59,11 @@ if [ -n "$unformatted" ]; then
 	printf 'gofmt would change:\n%s\n' "$unformatted" >&2
 	exit 1
 fi
-# conformance/containers is a module of its own (library users do not
-# inherit testcontainers); go.work lets the root's tests use it, and its
-# own packages are vetted and tested from its directory.
-modules=(. conformance/containers)
+# Every module of the workspace (go.work) is vetted and tested from its own
+# directory: the root, conformance/containers (library users do not inherit
+# testcontainers) and each heavy integration (a framework binding, a cloud
+# adapter) that lives in a module of its own.
+mapfile -t modules < <(go list -m -f '{{.Dir}}')
 log "go vet"
 for m in "${modules[@]}"; do (cd "$m" && go vet ./...); done
 log "go test -race"
