@@ -20,6 +20,9 @@ const (
 	Add Kind = iota + 1
 	Update
 	Delete
+	// Copy creates MoveTo from Path (as read) with the hunks applied;
+	// Path is unchanged (git's copy from/copy to).
+	Copy
 )
 
 func (k Kind) String() string {
@@ -30,6 +33,8 @@ func (k Kind) String() string {
 		return "update"
 	case Delete:
 		return "delete"
+	case Copy:
+		return "copy"
 	}
 	return "unknown"
 }
@@ -82,6 +87,18 @@ type Hunk struct {
 	NoNewline bool
 	// Line is the patch line (1-based) where the hunk starts.
 	Line int
+	// SoftLead and SoftTrail count the blank lines (without their
+	// leading space) that open and close a V4A hunk: context, or only
+	// the blank lines a patch puts between its hunks and sections. A
+	// hunk is located with them first, then without.
+	SoftLead, SoftTrail int
+}
+
+// WithoutSoft returns h without the blank lines that open and close it.
+func (h Hunk) WithoutSoft() Hunk {
+	h.Lines = h.Lines[h.SoftLead : len(h.Lines)-h.SoftTrail]
+	h.SoftLead, h.SoftTrail = 0, 0
+	return h
 }
 
 // Old returns the lines the hunk expects: context and removed lines.
@@ -244,8 +261,20 @@ func parseAdd(lines []string, i, last int) (File, int, error) {
 	j := i + 1
 	for ; j < last; j++ {
 		l := lines[j]
-		if isFileMarker(strings.TrimSpace(l)) {
+		t := strings.TrimSpace(l)
+		if isFileMarker(t) {
 			break
+		}
+		if t == "" {
+			// Blank lines before the next section separate it.
+			k := j
+			for k < last && strings.TrimSpace(lines[k]) == "" {
+				k++
+			}
+			if k == last || isFileMarker(strings.TrimSpace(lines[k])) {
+				j = k
+				break
+			}
 		}
 		if !strings.HasPrefix(l, "+") {
 			return File{}, 0, errorf(j+1, "every line of an added file starts with '+', got '%s'", clip(l))
@@ -255,6 +284,14 @@ func parseAdd(lines []string, i, last int) (File, int, error) {
 	}
 	f.Content = b.String()
 	return f, j, nil
+}
+
+// isHunkLine reports a V4A hunk line: context, removed or added. A line
+// that starts with a space is context whatever it holds, so a document
+// quoting a patch (" @@ ...", " *** End Patch") is updated as text, as
+// the V4A reference reads it.
+func isHunkLine(l string) bool {
+	return l != "" && (l[0] == ' ' || l[0] == '-' || l[0] == '+')
 }
 
 func parseUpdate(lines []string, i, last int) (File, int, error) {
@@ -271,54 +308,74 @@ func parseUpdate(lines []string, i, last int) (File, int, error) {
 		j++
 	}
 	var h *Hunk
-	// body: h has lines, so a further @@ starts a new hunk.
-	body := false
+	// body: h has a line that is not blank, so a further @@ starts a new
+	// hunk; blanks counts the blank lines that end h so far.
+	body, blanks := false, 0
+	// end closes h: blank lines at its start and end may be separators.
+	end := func() {
+		if h != nil {
+			h.SoftTrail = blanks
+			f.Hunks = append(f.Hunks, *h)
+		}
+		h, body, blanks = nil, false, 0
+	}
 	for ; j < last; j++ {
 		l := lines[j]
+		if isHunkLine(l) && strings.TrimSpace(l) != "" {
+			if h == nil {
+				// The first hunk may leave out its @@ line.
+				h = &Hunk{Line: j + 1}
+			}
+			if !body {
+				h.SoftLead = len(h.Lines)
+			}
+			h.Lines = append(h.Lines, Line{Op(l[0]), l[1:]})
+			body, blanks = true, 0
+			continue
+		}
 		t := strings.TrimSpace(l)
 		if isFileMarker(t) {
 			break
 		}
 		switch {
-		case strings.HasPrefix(t, "@@"):
-			if h == nil || body {
-				if h != nil {
-					f.Hunks = append(f.Hunks, *h)
+		case t == "":
+			// A blank line: context inside a hunk (an empty line, or one
+			// of spaces, whose leading space may be lost), nothing before
+			// the first hunk.
+			if h != nil {
+				if strings.HasPrefix(l, " ") {
+					l = l[1:]
+				} else {
+					l = ""
 				}
-				h, body = &Hunk{Line: j + 1}, false
+				h.Lines = append(h.Lines, Line{' ', l})
+				blanks++
+			}
+		case strings.HasPrefix(t, "@@"):
+			if h != nil && body {
+				end()
+			}
+			if h == nil {
+				h = &Hunk{Line: j + 1}
 			}
 			if a := strings.TrimSpace(strings.TrimPrefix(t, "@@")); a != "" {
 				h.Anchors = append(h.Anchors, a)
 			}
-			continue
 		case t == eofMarker:
 			if h == nil || !body {
 				return File{}, 0, errorf(j+1, "'%s' follows no hunk line", eofMarker)
 			}
 			h.EOF = true
-			f.Hunks = append(f.Hunks, *h)
-			h, body = nil, false
-			continue
-		}
-		if h == nil {
-			// The first hunk may leave out its @@ line.
-			h = &Hunk{Line: j + 1}
-		}
-		switch {
-		case l == "":
-			h.Lines = append(h.Lines, Line{' ', ""})
-		case l[0] == ' ' || l[0] == '-' || l[0] == '+':
-			h.Lines = append(h.Lines, Line{Op(l[0]), l[1:]})
+			end()
 		default:
 			return File{}, 0, errorf(j+1, "a hunk line starts with ' ' (context), '-' (removed) or '+' (added), got '%s'", clip(l))
 		}
-		body = true
 	}
 	if h != nil {
 		if !body {
 			return File{}, 0, errorf(h.Line, "hunk %d of '%s' has no lines", len(f.Hunks)+1, path)
 		}
-		f.Hunks = append(f.Hunks, *h)
+		end()
 	}
 	if len(f.Hunks) == 0 && f.MoveTo == "" {
 		return File{}, 0, errorf(i+1, "'%s %s' has no hunks", updateMarker, path)
@@ -326,26 +383,50 @@ func parseUpdate(lines []string, i, last int) (File, int, error) {
 	return f, j, nil
 }
 
-// isUnified reports whether lines hold a unified diff's file header.
+// isUnified reports whether lines hold a unified diff's file header or a
+// git section (which may have no ---/+++ lines: a rename, a new empty
+// file).
 func isUnified(lines []string) bool {
-	for i := 0; i+1 < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "--- ") && strings.HasPrefix(lines[i+1], "+++ ") {
+	for i, l := range lines {
+		if strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ") {
 			return true
 		}
 	}
 	return false
 }
 
-// parseUnified parses a unified diff of one or more files; git's extended
-// headers are skipped, and a file section's hunks run to the next header.
+// gitSection is what the header lines of one `diff --git` section say.
+type gitSection struct {
+	line int
+	// oldName and newName come from the `diff --git` line, "" when it
+	// cannot be split.
+	oldName, newName     string
+	renameFrom, renameTo string
+	copyFrom, copyTo     string
+	oldMode, newMode     string
+	newFileMode          string
+	isNew, isDelete      bool
+}
+
+// regularMode is the mode of a regular file that is not executable: the
+// one a new file gets, so a section creating one loses nothing.
+const regularMode = "100644"
+
+// parseUnified parses a unified diff of one or more files, git's sections
+// (with their extended headers) and `git format-patch` mails: text before
+// a diff, a mail's signature (`-- `) and what follows it until the next
+// diff are skipped, as git apply skips them.
 func parseUnified(lines []string) (*Patch, error) {
 	p := &Patch{Format: "unified"}
 	var f *File
+	var g *gitSection
+	// skip: outside any diff (a mail's headers and message, a signature).
+	skip := true
 	flush := func() error {
 		if f == nil {
 			return nil
 		}
-		if len(f.Hunks) == 0 && f.Kind != Delete {
+		if len(f.Hunks) == 0 && f.Kind != Delete && f.MoveTo == "" {
 			return errorf(f.Line, "the diff of '%s' has no hunks", f.Path)
 		}
 		if f.Kind == Add {
@@ -372,11 +453,37 @@ func parseUnified(lines []string) (*Patch, error) {
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			var err error
+			if g, i, err = parseGitHeader(lines, i); err != nil {
+				return nil, err
+			}
+			skip = false
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "--- ") && i+2 < len(lines) && strings.HasPrefix(lines[i+2], "+++ ") {
+				continue
+			}
+			// A section without ---/+++ lines has no hunks.
+			nf, err := g.file()
+			if err != nil {
+				return nil, err
+			}
+			p.Files = append(p.Files, nf)
+			g = nil
 		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
 			if err := flush(); err != nil {
 				return nil, err
 			}
-			from, to := diffPath(l[4:], "a/"), diffPath(lines[i+1][4:], "b/")
+			from, err := diffPath(l[4:], "a/", i)
+			if err != nil {
+				return nil, err
+			}
+			to, err := diffPath(lines[i+1][4:], "b/", i+1)
+			if err != nil {
+				return nil, err
+			}
 			nf := File{Kind: Update, Path: from, Line: i + 1}
 			switch {
 			case from == "" && to == "":
@@ -388,8 +495,23 @@ func parseUnified(lines []string) (*Patch, error) {
 			case to != from:
 				nf.MoveTo = to
 			}
-			f = &nf
+			if g != nil {
+				if err := g.apply(&nf); err != nil {
+					return nil, err
+				}
+				g = nil
+			}
+			f, skip = &nf, false
 			i++
+		case strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"), l == "GIT binary patch":
+			return nil, errorf(i+1, "'%s' has a binary diff ('%s'); apply_patch applies text changes only", binaryName(l, g), clip(l))
+		case isMailStart(lines, i):
+			// The next mail of a series, or a mail's signature.
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			g, skip = nil, true
+		case skip:
 		case strings.HasPrefix(l, "@@"):
 			if f == nil {
 				return nil, errorf(i+1, "a hunk before any '--- a/<path>' and '+++ b/<path>' header")
@@ -398,15 +520,14 @@ func parseUnified(lines []string) (*Patch, error) {
 			if err != nil {
 				return nil, err
 			}
-			if f.Kind == Delete {
-				// The removed lines are the whole file: nothing to locate.
-				i = next - 1
-				continue
+			if f.Kind != Delete {
+				// A deletion's removed lines are the whole file: nothing
+				// to locate.
+				f.Hunks = append(f.Hunks, h)
 			}
-			f.Hunks = append(f.Hunks, h)
 			i = next - 1
 		case f == nil || isGitHeader(l):
-			// Text before the first header, and git's extended headers.
+			// Text before the first header, and extended headers.
 		case strings.TrimSpace(l) == "":
 		default:
 			return nil, errorf(i+1, "expected a hunk ('@@ -l,s +l,s @@') or a file header, got '%s'", clip(l))
@@ -421,10 +542,276 @@ func parseUnified(lines []string) (*Patch, error) {
 	return p, nil
 }
 
+// isMailStart reports a line that ends a diff in a `git format-patch`
+// mail: its signature ("-- " then the version, or "--" where trailing
+// whitespace was stripped) or the "From <commit> <date>" line of the
+// next mail of a series.
+func isMailStart(lines []string, i int) bool {
+	l := lines[i]
+	if l == "-- " || l == "--" && (i+1 == len(lines) || !isDiffLine(lines[i+1])) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(l, "From ")
+	if !ok {
+		return false
+	}
+	commit, _, _ := strings.Cut(rest, " ")
+	if len(commit) != 40 && len(commit) != 64 {
+		return false
+	}
+	for _, c := range commit {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isDiffLine reports a line a hunk could hold.
+func isDiffLine(l string) bool {
+	return l != "" && (l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\')
+}
+
+// parseGitHeader reads the `diff --git` line at i and the extended
+// header lines after it; it returns the section and the index of its
+// last header line. A binary section is refused here, naming the file.
+func parseGitHeader(lines []string, i int) (*gitSection, int, error) {
+	g := &gitSection{line: i + 1}
+	g.oldName, g.newName = splitGitNames(strings.TrimPrefix(lines[i], "diff --git "))
+	j := i + 1
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		var err error
+		var v string
+		switch {
+		case cut(l, "old mode ", &v):
+			g.oldMode = strings.TrimSpace(v)
+		case cut(l, "new mode ", &v):
+			g.newMode = strings.TrimSpace(v)
+		case cut(l, "new file mode ", &v):
+			g.isNew, g.newFileMode = true, strings.TrimSpace(v)
+		case cut(l, "deleted file mode ", &v):
+			g.isDelete = true
+		case cut(l, "rename from ", &v):
+			g.renameFrom, err = gitPath(v, j)
+		case cut(l, "rename to ", &v):
+			g.renameTo, err = gitPath(v, j)
+		case cut(l, "copy from ", &v):
+			g.copyFrom, err = gitPath(v, j)
+		case cut(l, "copy to ", &v):
+			g.copyTo, err = gitPath(v, j)
+		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "), strings.HasPrefix(l, "index "):
+		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
+			return nil, 0, errorf(j+1, "'%s' has a binary diff ('%s'); apply_patch applies text changes only", g.name(), clip(l))
+		default:
+			return g, j - 1, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return g, j - 1, nil
+}
+
+// binaryName names the file of a binary diff line outside a git
+// section's headers ("Binary files a/x and b/x differ").
+func binaryName(l string, g *gitSection) string {
+	if g != nil {
+		return g.name()
+	}
+	names := strings.TrimSuffix(strings.TrimPrefix(l, "Binary files "), " differ")
+	a, b, ok := strings.Cut(names, " and ")
+	if !ok {
+		return names
+	}
+	if n, err := diffPath(b, "b/", 0); err == nil && n != "" {
+		return n
+	}
+	n, _ := diffPath(a, "a/", 0)
+	return n
+}
+
+// cut sets *rest to what follows prefix in l, and reports whether l
+// starts with it.
+func cut(l, prefix string, rest *string) bool {
+	r, ok := strings.CutPrefix(l, prefix)
+	*rest = r
+	return ok
+}
+
+// name is the section's file in messages.
+func (g *gitSection) name() string {
+	for _, n := range []string{g.renameTo, g.copyTo, g.newName, g.oldName} {
+		if n != "" {
+			return n
+		}
+	}
+	return "?"
+}
+
+// modeErr refuses what the section says about modes that a write cannot
+// keep: a mode change, and a new file that is not a plain one
+// (executable, a symbolic link, a submodule).
+func (g *gitSection) modeErr() error {
+	switch {
+	case g.oldMode != "" && g.newMode != "" && g.oldMode != g.newMode:
+		return errorf(g.line, "'%s' changes mode from %s to %s; apply_patch does not set file modes", g.name(), g.oldMode, g.newMode)
+	case g.isNew && g.newFileMode != regularMode:
+		return errorf(g.line, "'%s' is created with mode %s; apply_patch creates plain files (mode %s) only", g.name(), g.newFileMode, regularMode)
+	}
+	return nil
+}
+
+// file returns the section as a file section when it has no hunks: a
+// rename, a copy, a new or deleted empty file.
+func (g *gitSection) file() (File, error) {
+	if err := g.modeErr(); err != nil {
+		return File{}, err
+	}
+	f := File{Line: g.line}
+	switch {
+	case g.renameFrom != "" && g.renameTo != "":
+		f.Kind, f.Path, f.MoveTo = Update, g.renameFrom, g.renameTo
+	case g.copyFrom != "" && g.copyTo != "":
+		f.Kind, f.Path, f.MoveTo = Copy, g.copyFrom, g.copyTo
+	case g.isNew && g.newName != "":
+		f.Kind, f.Path = Add, g.newName
+	case g.isDelete && g.oldName != "":
+		f.Kind, f.Path = Delete, g.oldName
+	case g.oldName == "":
+		return File{}, errorf(g.line, "the names in 'diff --git' cannot be told apart, and no header names the file")
+	case g.oldMode != "":
+		return File{}, errorf(g.line, "'%s' has a mode line and no change", g.name())
+	default:
+		return File{}, errorf(g.line, "the diff of '%s' changes nothing", g.name())
+	}
+	return f, nil
+}
+
+// apply completes f, read from the ---/+++ lines of a git section, with
+// what the section's headers say.
+func (g *gitSection) apply(f *File) error {
+	if err := g.modeErr(); err != nil {
+		return err
+	}
+	switch {
+	case g.copyFrom != "" && g.copyTo != "":
+		f.Kind, f.Path, f.MoveTo = Copy, g.copyFrom, g.copyTo
+	case g.renameFrom != "" && g.renameTo != "":
+		f.Path, f.MoveTo = g.renameFrom, g.renameTo
+	}
+	return nil
+}
+
+// splitGitNames returns the two names of a `diff --git` line, without
+// their a/ and b/ prefixes; "" when they cannot be told apart (unquoted
+// names with spaces that differ).
+func splitGitNames(s string) (string, string) {
+	if strings.HasPrefix(s, `"`) {
+		a, rest, ok := unquoteC(s)
+		if !ok {
+			return "", ""
+		}
+		b, err := gitPath(strings.TrimPrefix(rest, " "), 0)
+		if err != nil {
+			return "", ""
+		}
+		return strings.TrimPrefix(a, "a/"), strings.TrimPrefix(b, "b/")
+	}
+	if k := strings.Index(s, ` "`); k >= 0 {
+		b, _, ok := unquoteC(s[k+1:])
+		if !ok {
+			return "", ""
+		}
+		return strings.TrimPrefix(s[:k], "a/"), strings.TrimPrefix(b, "b/")
+	}
+	// Unquoted: the split where both names are the same, as git does for
+	// a section that neither renames nor copies.
+	for k := strings.IndexByte(s, ' '); k >= 0; {
+		a, b := strings.TrimPrefix(s[:k], "a/"), strings.TrimPrefix(s[k+1:], "b/")
+		if a == b {
+			return a, b
+		}
+		n := strings.IndexByte(s[k+1:], ' ')
+		if n < 0 {
+			break
+		}
+		k += 1 + n
+	}
+	return "", ""
+}
+
+// gitPath reads a path of a git header line: C-quoted as git writes a
+// name with special bytes, or as it is.
+func gitPath(s string, i int) (string, error) {
+	if !strings.HasPrefix(s, `"`) {
+		return s, nil
+	}
+	p, _, ok := unquoteC(s)
+	if !ok {
+		return "", errorf(i+1, "the quoted path %s is not closed or has an unknown escape", clip(s))
+	}
+	return p, nil
+}
+
+// unquoteC reads the C-quoted string git writes for a name with special
+// bytes ("a/caf\303\251.txt"): the escapes \a \b \t \n \v \f \r \" \\
+// and three octal digits. It returns the name and what follows the
+// closing quote.
+func unquoteC(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", "", false
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			return b.String(), s[i+1:], true
+		case '\\':
+		default:
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i >= len(s) {
+			return "", "", false
+		}
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'v':
+			b.WriteByte('\v')
+		case 'f':
+			b.WriteByte('\f')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\':
+			b.WriteByte(c)
+		case '0', '1', '2', '3':
+			if i+2 >= len(s) || !isOctal(s[i+1]) || !isOctal(s[i+2]) {
+				return "", "", false
+			}
+			b.WriteByte((c-'0')<<6 | (s[i+1]-'0')<<3 | (s[i+2] - '0'))
+			i += 2
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
 // isGitHeader reports the extended header lines git prints between files.
 func isGitHeader(l string) bool {
 	for _, p := range []string{"diff ", "index ", "new file mode", "deleted file mode", "old mode", "new mode",
-		"similarity index", "dissimilarity index", "rename from", "rename to", "copy from", "copy to", "Binary files"} {
+		"similarity index", "dissimilarity index", "rename from", "rename to", "copy from", "copy to"} {
 		if strings.HasPrefix(l, p) {
 			return true
 		}
@@ -433,16 +820,21 @@ func isGitHeader(l string) bool {
 }
 
 // diffPath returns the path of a file header ("a/x" -> "x"), "" for
-// /dev/null; a tab and timestamp after it are dropped.
-func diffPath(s, prefix string) string {
-	if i := strings.IndexByte(s, '\t'); i >= 0 {
-		s = s[:i]
+// /dev/null; a C-quoted name is unquoted, and a tab and timestamp after
+// the name are dropped.
+func diffPath(s, prefix string, i int) (string, error) {
+	if strings.HasPrefix(s, `"`) {
+		p, err := gitPath(s, i)
+		return strings.TrimPrefix(p, prefix), err
+	}
+	if k := strings.IndexByte(s, '\t'); k >= 0 {
+		s = s[:k]
 	}
 	s = strings.TrimSpace(s)
 	if s == "/dev/null" {
-		return ""
+		return "", nil
 	}
-	return strings.TrimPrefix(s, prefix)
+	return strings.TrimPrefix(s, prefix), nil
 }
 
 // parseUnifiedHunk parses the hunk whose header is lines[i]; its lines
@@ -467,6 +859,10 @@ func parseUnifiedHunk(lines []string, i int) (Hunk, int, error) {
 			continue
 		}
 		if strings.HasPrefix(l, "@@") || isGitHeader(l) || (strings.HasPrefix(l, "--- ") && j+1 < len(lines) && strings.HasPrefix(lines[j+1], "+++ ")) {
+			break
+		}
+		if oldCount <= 0 && newCount <= 0 && isMailStart(lines, j) {
+			// A format-patch mail's signature after the last hunk.
 			break
 		}
 		var op Op
