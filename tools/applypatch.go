@@ -45,22 +45,35 @@ func (s *Set) applyPatchTool() *Tool {
 // patchOp is one file section of a patch, checked and ready to commit.
 type patchOp struct {
 	f patch.File
-	// src is the file the section names; dst a move's target.
+	// idx is the section's index in the patch.
+	idx int
+	// src is the file the section names; dst a move's or a copy's
+	// target.
 	src, dst target
-	moved    bool
+	// moved: src goes to dst; copied: dst is made from src, which stays.
+	moved, copied bool
 	// old is src as read (for Add: the file it replaces, if any); dstOld
-	// what a move replaces.
+	// what a move or a copy replaces.
 	old, dstOld existing
 	data        []byte
 	tolerant    int
 }
 
-// name is the op's file in messages: the target of a move.
+// name is the op's file in messages: the target of a move or a copy.
 func (op *patchOp) name() string {
-	if op.moved {
+	if op.moved || op.copied {
 		return op.dst.display
 	}
 	return op.src.display
+}
+
+// changed is the storage path whose content the op leaves: the target
+// of a copy, else the file the section names.
+func (op *patchOp) changed() string {
+	if op.copied {
+		return op.dst.resolved
+	}
+	return op.src.resolved
 }
 
 func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -72,9 +85,34 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 	if err != nil {
 		return "", retryf("Invalid patch: %s. No changes were written.", err)
 	}
+	// A missing path with one twin under Unicode normalization is
+	// replaced by it, and the patch is planned again; each round turns a
+	// missing name into an existing one, so the rounds are bounded.
+	var notes strings.Builder
+	for round := 0; ; round++ {
+		out, err := s.applyParsed(ctx, p)
+		var tw *twinPath
+		if !errors.As(err, &tw) || round > 2*len(p.Files) {
+			if err == nil && notes.Len() > 0 && !strings.HasPrefix(out, "[") {
+				out += notes.String()
+			}
+			return out, err
+		}
+		if tw.dst {
+			p.Files[tw.idx].MoveTo = tw.to
+		} else {
+			p.Files[tw.idx].Path = tw.to
+		}
+		fmt.Fprintf(&notes, "\n[Path '%s' was not found; '%s', the same name in another Unicode normalization, was used.]", tw.from, tw.to)
+	}
+}
+
+// applyParsed applies the parsed patch p: every path checked, every file
+// read and every hunk located before one change request and the commit.
+func (s *Set) applyParsed(ctx context.Context, p *patch.Patch) (string, error) {
 	ops, err := s.resolvePatch(ctx, p)
 	if err != nil {
-		return "", err
+		return "", noChanges(err)
 	}
 	unlock, err := s.lockPatch(ctx, ops)
 	if err != nil {
@@ -83,10 +121,7 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 	defer unlock()
 	for _, op := range ops {
 		if err := s.planOp(ctx, op); err != nil {
-			if IsRetry(err) && !strings.HasSuffix(err.Error(), "No changes were written.") {
-				err = retryf("%s No changes were written.", err.Error())
-			}
-			return "", err
+			return "", noChanges(err)
 		}
 	}
 	diffs, truncated := s.patchDiffs(ops)
@@ -99,9 +134,22 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 	return s.patchApplied(ctx, ops, diffs), nil
 }
 
+// noChanges ends a refusal made before anything was written with "No
+// changes were written.", keeping the error itself (and what it says of
+// its kind).
+func noChanges(err error) error {
+	var r *RetryError
+	if IsRetry(err) && errors.As(err, &r) && !strings.HasSuffix(r.Message, "No changes were written.") {
+		r.Message += " No changes were written."
+	}
+	return err
+}
+
 // resolvePatch resolves and checks every path of the patch against the
-// policy (write level, protected paths included); a file named by two
-// sections is refused, since the order of their effects would be a guess.
+// policy (write level, protected paths included; a copy's source at the
+// read level) and refuses a target on read-only storage, all before
+// anything is read or written; a file named by two sections is refused,
+// since the order of their effects would be a guess.
 func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, error) {
 	seen := make(map[string]int)
 	var ops []*patchOp
@@ -113,21 +161,36 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 		seen[t.resolved] = line
 		return nil
 	}
-	for _, f := range p.Files {
-		op := &patchOp{f: f}
+	for i, f := range p.Files {
+		op := &patchOp{f: f, idx: i, copied: f.Kind == patch.Copy}
 		var err error
-		if op.src, err = s.resolve(ctx, nameApplyPatch, f.Path, levelWrite); err != nil {
+		lv := levelWrite
+		if op.copied {
+			lv = levelRead
+		}
+		if op.src, err = s.resolve(ctx, nameApplyPatch, f.Path, lv); err != nil {
 			return nil, err
 		}
-		if err := claim(op.src, f.Line); err != nil {
-			return nil, err
+		if !op.copied {
+			if err := s.checkWritable(op.src); err != nil {
+				return nil, err
+			}
+			if err := claim(op.src, f.Line); err != nil {
+				return nil, err
+			}
 		}
 		if f.MoveTo != "" {
 			if op.dst, err = s.resolve(ctx, nameApplyPatch, f.MoveTo, levelWrite); err != nil {
 				return nil, err
 			}
-			if op.dst.resolved != op.src.resolved {
-				op.moved = true
+			if err := s.checkWritable(op.dst); err != nil {
+				return nil, err
+			}
+			switch {
+			case op.copied && op.dst.resolved == op.src.resolved:
+				return nil, retryf("'%s' (patch line %d) is copied onto itself.", f.MoveTo, f.Line)
+			case op.copied || op.dst.resolved != op.src.resolved:
+				op.moved = !op.copied
 				if err := claim(op.dst, f.Line); err != nil {
 					return nil, err
 				}
@@ -139,6 +202,84 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 		ops = append(ops, op)
 	}
 	return ops, nil
+}
+
+// mountCapabilities is the part of a rooted namespace (mounted.FS) that
+// tells each mount's facts, so a read-only mount is known before
+// anything is written.
+type mountCapabilities interface {
+	MountCapabilities(name string) (backend.Capabilities, bool)
+}
+
+// checkWritable refuses a target on read-only storage (the backend, or
+// the mount of a rooted namespace the target is on) with the refusal a
+// write there gets.
+func (s *Set) checkWritable(t target) error {
+	ro := backend.CapabilitiesOf(s.b).ReadOnly
+	if mc, ok := s.b.(mountCapabilities); ok && !ro {
+		mount, _, _ := strings.Cut(strings.TrimPrefix(t.resolved, "/"), "/")
+		if c, ok := mc.MountCapabilities(mount); ok {
+			ro = c.ReadOnly
+		}
+	}
+	if !ro {
+		return nil
+	}
+	return s.storageErr(&fs.PathError{Op: "write", Path: t.resolved, Err: backend.ErrReadOnly}, t.display)
+}
+
+// twinPath is a missing path of the patch whose one twin under Unicode
+// normalization is to be used instead.
+type twinPath struct {
+	idx      int
+	dst      bool
+	from, to string
+}
+
+func (t *twinPath) Error() string { return "use " + t.to + " for " + t.from }
+
+// twinOf returns the twin of the missing path p of op (dst: the section's
+// target), or nil, when the Set uses twins.
+func (s *Set) twinOf(ctx context.Context, op *patchOp, p string, dst bool) *twinPath {
+	if s.opts.NoUnicodePathMatch || isASCII(p) {
+		return nil
+	}
+	if c := s.nearNames(ctx, nameApplyPatch, p); len(c) == 1 && c[0].sameForm {
+		return &twinPath{idx: op.idx, dst: dst, from: p, to: c[0].display}
+	}
+	return nil
+}
+
+// missing refuses the missing path p of op with msg ("File not found:
+// <p>..."), or asks for its twin; the refusal names the entries it may
+// have meant, as every tool's does.
+func (s *Set) missing(ctx context.Context, op *patchOp, p, msg string) error {
+	if tw := s.twinOf(ctx, op, p, false); tw != nil {
+		return tw
+	}
+	if cands := s.nearNames(ctx, nameApplyPatch, p); len(cands) > 0 {
+		names := make([]string, len(cands))
+		for i, c := range cands {
+			names[i] = "'" + c.display + "'"
+		}
+		msg += fmt.Sprintf(". Did you mean %s?", strings.Join(names, " or "))
+	} else {
+		msg += "."
+	}
+	return retryf("%s No changes were written.", msg)
+}
+
+// created checks a target that a section creates when it is missing:
+// its one twin under Unicode normalization is used instead, as
+// write_file does.
+func (s *Set) created(ctx context.Context, op *patchOp, t target, ex existing, dst bool) error {
+	if ex.exists {
+		return nil
+	}
+	if tw := s.twinOf(ctx, op, t.display, dst); tw != nil {
+		return tw
+	}
+	return nil
 }
 
 // canRemove reports whether the backend has the operations moves and
@@ -155,7 +296,7 @@ func (s *Set) lockPatch(ctx context.Context, ops []*patchOp) (func(), error) {
 	var names []string
 	for _, op := range ops {
 		names = append(names, op.src.resolved)
-		if op.moved {
+		if op.moved || op.copied {
 			names = append(names, op.dst.resolved)
 		}
 	}
@@ -186,6 +327,9 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 		if err != nil {
 			return err
 		}
+		if err := s.created(ctx, op, op.src, old, false); err != nil {
+			return err
+		}
 		op.old, op.data = old, []byte(op.f.Content)
 		return nil
 	case patch.Delete:
@@ -194,33 +338,66 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 			return err
 		}
 		if !old.exists {
-			return retryf("File not found: %s (patch line %d deletes it). No changes were written.", op.src.display, op.f.Line)
+			return s.missing(ctx, op, op.src.display, fmt.Sprintf("File not found: %s (patch line %d deletes it)", op.src.display, op.f.Line))
 		}
 		op.old = old
 		return nil
 	}
-	old, err := s.loadEditable(ctx, op.src)
-	if err != nil {
-		return err
-	}
-	if i := invalidUTF8(old.data); i >= 0 {
-		return retryf("%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
-	}
-	if err := s.checkRead(op.src, old.hash); err != nil {
-		return err
-	}
-	op.old = old
-	text, used, err := applyHunks(ctx, string(old.data), op.f.Hunks, op.src.display, s.opts.EditTolerance == ToleranceWhitespace)
-	if err != nil {
-		return err
-	}
-	op.data, op.tolerant = []byte(text), used
-	if op.moved {
-		if op.dstOld, err = s.loadReplaced(ctx, op.dst); err != nil {
-			return err
+	var old existing
+	var err error
+	if len(op.f.Hunks) == 0 {
+		// A pure move or copy keeps the bytes, text or not.
+		if old, err = s.loadWhole(ctx, op.src, !op.copied); err == nil && !old.exists {
+			err = s.notFound(ctx, op)
+		}
+	} else {
+		old, err = s.loadText(ctx, op.src, nameApplyPatch)
+		if err != nil && IsRetry(err) && isNotFound(err.Error()) {
+			err = s.notFound(ctx, op)
 		}
 	}
+	if err != nil {
+		return err
+	}
+	op.old, op.data = old, old.data
+	if len(op.f.Hunks) > 0 {
+		if i := invalidUTF8(old.data); i >= 0 {
+			return retryf("%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
+		}
+		if !op.copied {
+			if err := s.checkRead(op.src, old.hash); err != nil {
+				return err
+			}
+		}
+		text, used, err := applyHunks(ctx, string(old.data), op.f.Hunks, op.src.display, s.opts.EditTolerance == ToleranceWhitespace)
+		if err != nil {
+			return err
+		}
+		op.data, op.tolerant = []byte(text), used
+	}
+	if !op.moved && !op.copied {
+		return nil
+	}
+	if op.dstOld, err = s.loadReplaced(ctx, op.dst); err != nil {
+		return err
+	}
+	if err := s.created(ctx, op, op.dst, op.dstOld, true); err != nil {
+		return err
+	}
+	if op.copied && op.dstOld.exists {
+		return retryf("'%s' already exists; a copy (patch line %d) creates a new file.", op.dst.display, op.f.Line)
+	}
 	return nil
+}
+
+// notFound refuses an update, move or copy of a missing file (or asks
+// for its twin).
+func (s *Set) notFound(ctx context.Context, op *patchOp) error {
+	msg := "File not found: " + op.src.display
+	if op.copied {
+		msg += fmt.Sprintf(" (patch line %d copies it)", op.f.Line)
+	}
+	return s.missing(ctx, op, op.src.display, msg)
 }
 
 // loadReplaced reads a file a patch creates, replaces or deletes, whole,
@@ -228,6 +405,12 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 // back) when no name on the way is a file; a directory or special file
 // is refused, and so is a file over the edit limit.
 func (s *Set) loadReplaced(ctx context.Context, t target) (existing, error) {
+	return s.loadWhole(ctx, t, true)
+}
+
+// loadWhole is loadReplaced; guard applies the read-before-write guard
+// (not to a copy's source, which is only read).
+func (s *Set) loadWhole(ctx context.Context, t target, guard bool) (existing, error) {
 	info, err := backend.Stat(ctx, s.b, t.resolved)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -252,6 +435,9 @@ func (s *Set) loadReplaced(ctx context.Context, t target) (existing, error) {
 	}
 	if old.partial {
 		return existing{}, retryf("'%s' is more than %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, s.maxEdit, s.maxEdit)
+	}
+	if !guard {
+		return old, nil
 	}
 	if err := s.checkRead(t, old.hash); err != nil {
 		return existing{}, err
@@ -284,7 +470,7 @@ func (s *Set) patchDiffs(ops []*patchOp) ([]string, bool) {
 	for _, op := range ops {
 		src := strings.TrimPrefix(s.canonical(op.src.resolved), "/")
 		name := src
-		if op.moved {
+		if op.moved || op.copied {
 			name = strings.TrimPrefix(s.canonical(op.dst.resolved), "/")
 		}
 		oldText, newText := displayText(op.old.data), displayText(op.data)
@@ -298,7 +484,7 @@ func (s *Set) patchDiffs(ops []*patchOp) ([]string, bool) {
 			lines[0] = "--- /dev/null"
 		case op.f.Kind == patch.Delete:
 			lines[1] = "+++ /dev/null"
-		case op.moved:
+		case op.moved, op.copied:
 			lines[0] = "--- a/" + src
 		}
 		diffs = append(diffs, strings.Join(lines, "\n"))
@@ -316,6 +502,10 @@ func (s *Set) patchSizes(ops []*patchOp) []SizeChange {
 		after := int64(len(op.data))
 		if op.f.Kind == patch.Delete {
 			after = -1
+		}
+		if op.copied {
+			out = append(out, SizeChange{Path: s.canonical(op.dst.resolved), Before: op.dstOld.sizeOrNone(), After: after, BeforeHash: op.dstOld.hash})
+			continue
 		}
 		if op.moved {
 			out = append(out, SizeChange{Path: s.canonical(op.src.resolved), Before: op.old.sizeOrNone(), After: -1, BeforeHash: op.old.hash},
@@ -335,7 +525,7 @@ func (s *Set) announcePatch(ctx context.Context, ops []*patchOp, diff string, tr
 	if listener == nil {
 		return "", nil
 	}
-	req := &ChangeRequest{Path: s.canonical(ops[0].src.resolved), Operation: OpApplyPatch, Diff: diff, Truncated: truncated, Sizes: s.patchSizes(ops)}
+	req := &ChangeRequest{Path: s.canonical(ops[0].changed()), Operation: OpApplyPatch, Diff: diff, Truncated: truncated, Sizes: s.patchSizes(ops)}
 	if err := listener(ctx, req); err != nil {
 		return "", listenerFailed(err)
 	}
@@ -346,10 +536,14 @@ func (s *Set) announcePatch(ctx context.Context, ops []*patchOp, diff string, tr
 		return fmt.Sprintf("[The patch was not applied: %s]", reason), nil
 	}
 	for _, op := range ops {
-		if err := s.recheck(ctx, op.src, levelWrite); err != nil {
+		lv := levelWrite
+		if op.copied {
+			lv = levelRead
+		}
+		if err := s.recheck(ctx, op.src, lv); err != nil {
 			return "", err
 		}
-		if op.moved {
+		if op.moved || op.copied {
 			if err := s.recheck(ctx, op.dst, levelWrite); err != nil {
 				return "", err
 			}
@@ -432,6 +626,9 @@ func (s *Set) steps(op *patchOp) []commitStep {
 				return backend.Remove(ctx, s.b, src, backend.RemoveOptions{Precondition: pre(op.old)})
 			},
 			s.putBack(src, op.old, existing{})}}
+	case op.copied:
+		dst := op.dst.resolved
+		return []commitStep{{op.dst.display, s.write(dst, op.dstOld, op.data), s.putBack(dst, op.dstOld, holding(op.data))}}
 	case !op.moved:
 		return []commitStep{{op.src.display, s.write(src, op.old, op.data), s.putBack(src, op.old, holding(op.data))}}
 	}
@@ -529,6 +726,13 @@ func (s *Set) patchApplied(ctx context.Context, ops []*patchOp, diffs []string) 
 			s.emit(ctx, FileWritten{Path: s.canonical(op.src.resolved), ContentHash: h})
 			n := countLines(op.f.Content)
 			line = fmt.Sprintf("A %s (%d %s)", op.src.display, n, plural(n, "line", "lines"))
+		case op.copied:
+			s.emit(ctx, FileCopied{From: s.canonical(op.src.resolved), To: s.canonical(op.dst.resolved), ContentHash: h})
+			line = fmt.Sprintf("C %s -> %s", op.src.display, op.dst.display)
+			if string(op.data) != string(op.old.data) {
+				line += fmt.Sprintf(" (%s)", changedLines(string(op.old.data), string(op.data)))
+				s.emit(ctx, FileEdited{FileWritten: FileWritten{Path: s.canonical(op.dst.resolved), ContentHash: h}, Diff: diffs[i]})
+			}
 		default:
 			if op.moved {
 				s.emit(ctx, FileMoved{From: s.canonical(op.src.resolved), To: s.canonical(op.dst.resolved)})
@@ -561,7 +765,7 @@ func (s *Set) patchApplied(ctx context.Context, ops []*patchOp, diffs []string) 
 
 // dstOrSrc is where the op's content now lives.
 func (op *patchOp) dstOrSrc() string {
-	if op.moved {
+	if op.moved || op.copied {
 		return op.dst.resolved
 	}
 	return op.src.resolved

@@ -162,6 +162,12 @@ func commonSuffix(a, b string) int {
 // reported less, as soon as more is read), so memory stays bounded by
 // the limit whatever the storage serves.
 func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
+	return s.loadText(ctx, t, nameEditFile)
+}
+
+// loadText is loadEditable for the named tool, whose refusals say what
+// that tool does.
+func (s *Set) loadText(ctx context.Context, t target, tool string) (existing, error) {
 	r, err := s.openFile(ctx, t)
 	if err != nil {
 		return existing{}, err
@@ -182,25 +188,34 @@ func (s *Set) loadEditable(ctx context.Context, t target) (existing, error) {
 	}
 	head = head[:n]
 	if isBinaryPrefix(head) {
-		return existing{}, retryf("%s is a binary file; edit_file only edits text files.", t.display)
+		return existing{}, retryf("%s is a binary file; %s only %ss text files.", t.display, tool, editVerb(tool))
 	}
 	if info.Size > s.maxEdit {
-		return existing{}, s.tooBigToEdit(t.display, strconv.FormatInt(info.Size, 10))
+		return existing{}, s.tooBigToEdit(tool, t.display, strconv.FormatInt(info.Size, 10))
 	}
 	data, err := readUpTo(src, head, info.Size, s.maxEdit)
 	if err != nil {
 		return existing{}, s.storageErr(err, t.display)
 	}
 	if int64(len(data)) > s.maxEdit {
-		return existing{}, s.tooBigToEdit(t.display, fmt.Sprintf("more than %d", s.maxEdit))
+		return existing{}, s.tooBigToEdit(tool, t.display, fmt.Sprintf("more than %d", s.maxEdit))
 	}
 	return existing{exists: true, data: data, size: int64(len(data)), hash: hashBytes(data), version: info.Version}, nil
 }
 
 // tooBigToEdit refuses a file above the edit limit; size says how large
 // it is.
-func (s *Set) tooBigToEdit(display, size string) error {
-	return retryf("'%s' is %s bytes; edit_file edits files up to %d bytes. Use write_file to replace it.", display, size, s.maxEdit)
+func (s *Set) tooBigToEdit(tool, display, size string) error {
+	return retryf("'%s' is %s bytes; %s %s files up to %d bytes. Use write_file to replace it.", display, size, tool, editVerb(tool)+"s", s.maxEdit)
+}
+
+// editVerb is what the tool does to a text file: edit_file edits,
+// apply_patch updates.
+func editVerb(tool string) string {
+	if tool == nameApplyPatch {
+		return "update"
+	}
+	return "edit"
 }
 
 // readUpTo returns head followed by the rest of r, reading at most one

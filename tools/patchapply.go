@@ -37,7 +37,7 @@ func splitFile(text string) fileLines {
 	crlf := 0
 	f.key = make([]string, len(f.raw))
 	for i, l := range f.raw {
-		if strings.HasSuffix(l, "\r") {
+		if strings.HasSuffix(l, "\r") && f.hasBreak(i) {
 			crlf++
 		}
 		f.key[i] = strings.TrimSuffix(l, "\r")
@@ -45,10 +45,32 @@ func splitFile(text string) fileLines {
 	if len(f.key) > 0 && strings.HasPrefix(f.key[0], "\ufeff") {
 		f.key[0], f.bom = f.key[0][len("\ufeff"):], true
 	}
-	if crlf*2 > len(f.raw) {
+	// The line ending of most lines that have one: a last line without
+	// a break does not count.
+	broken := len(f.raw)
+	if !f.finalNL && broken > 0 {
+		broken--
+	}
+	if crlf*2 > broken {
 		f.eol = "\r\n"
 	}
 	return f
+}
+
+// hasBreak reports whether line i ends with a line break.
+func (f fileLines) hasBreak(i int) bool { return i < len(f.raw)-1 || f.finalNL }
+
+// line returns line i's text and its line break ("\r\n", "\n", or ""
+// for a last line without one).
+func (f fileLines) line(i int) (text, brk string) {
+	l := f.raw[i]
+	switch {
+	case !f.hasBreak(i):
+		return l, ""
+	case strings.HasSuffix(l, "\r"):
+		return l[:len(l)-1], "\r\n"
+	}
+	return l, "\n"
 }
 
 // hunkEdit is a located hunk: it replaces n lines from pos.
@@ -79,6 +101,10 @@ func applyHunks(ctx context.Context, text string, hunks []patch.Hunk, file strin
 	cursor := 0
 	for i, h := range hunks {
 		e, err := loc.locate(i+1, h, cursor)
+		if err != nil && IsRetry(err) && h.SoftLead+h.SoftTrail > 0 {
+			// The blank lines around the hunk may only separate it.
+			e, err = loc.locate(i+1, h.WithoutSoft(), cursor)
+		}
 		if err != nil {
 			return "", 0, err
 		}
@@ -240,17 +266,31 @@ func clipLine(s string) string {
 
 // render applies the located edits. Context lines keep the file's own
 // bytes; added lines get the file's line ending (and, for a tolerant
-// match, its indentation). The file keeps a missing final line break
-// unless a hunk changed its end.
+// match, its indentation). Every line keeps its line break, so a missing
+// final line break stays while the file's last line stays last; a line
+// that stops being last gets the file's line ending, and an added last
+// line ends with one, unless a unified hunk's `\ No newline at end of
+// file` says otherwise.
 func (f fileLines) render(edits []hunkEdit) (string, int) {
 	var b strings.Builder
 	b.Grow(len(f.text) + 64)
+	// pending is the line break owed after the line last written.
+	pending, started := "", false
+	put := func(text, brk string) {
+		if started {
+			if pending == "" {
+				pending = f.eol
+			}
+			b.WriteString(pending)
+		}
+		b.WriteString(text)
+		pending, started = brk, true
+	}
 	used, next := 0, 0
-	touchedEnd, noNewline := false, false
+	noNewline := false
 	for _, e := range edits {
 		for ; next < e.pos; next++ {
-			b.WriteString(f.raw[next])
-			b.WriteByte('\n')
+			put(f.line(next))
 		}
 		added := addedLines(e, f)
 		if e.tolerant {
@@ -260,32 +300,25 @@ func (f fileLines) render(edits []hunkEdit) (string, int) {
 		for _, l := range e.h.Lines {
 			switch l.Op {
 			case ' ':
-				b.WriteString(f.raw[next])
-				b.WriteByte('\n')
+				put(f.line(next))
 				next++
 			case '-':
 				next++
 			case '+':
-				b.WriteString(added[k])
-				b.WriteString(f.eol)
+				put(added[k], f.eol)
 				k++
 			}
 		}
-		if next >= len(f.raw) {
-			touchedEnd, noNewline = true, e.h.NoNewline
-		}
+		noNewline = next >= len(f.raw) && e.h.NoNewline
 	}
 	for ; next < len(f.raw); next++ {
-		b.WriteString(f.raw[next])
-		b.WriteByte('\n')
+		put(f.line(next))
+		noNewline = false
+	}
+	if !noNewline {
+		b.WriteString(pending)
 	}
 	out := b.String()
-	switch {
-	case noNewline:
-		out = strings.TrimSuffix(out, f.eol)
-	case !touchedEnd && !f.finalNL && f.text != "":
-		out = strings.TrimSuffix(out, "\n")
-	}
 	if f.bom && !strings.HasPrefix(out, "\ufeff") {
 		out = "\ufeff" + out
 	}
