@@ -465,6 +465,19 @@ func parseUnified(lines []string) (*Patch, error) {
 			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "--- ") && i+2 < len(lines) && strings.HasPrefix(lines[i+2], "+++ ") {
 				continue
 			}
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "@@") && g.oldName != "" && !g.isNew && !g.isDelete {
+				// Hunks right after the header, without ---/+++ lines:
+				// the header's names say which file they change.
+				nf := File{Kind: Update, Path: g.oldName, Line: g.line}
+				if g.newName != g.oldName {
+					nf.MoveTo = g.newName
+				}
+				if err := g.apply(&nf); err != nil {
+					return nil, err
+				}
+				f, g = &nf, nil
+				continue
+			}
 			// A section without ---/+++ lines has no hunks.
 			nf, err := g.file()
 			if err != nil {

@@ -174,6 +174,8 @@ func TestParseGitSections(t *testing.T) {
 			"line 2: 'p.png' has a binary diff"},
 		{"git binary patch", "diff --git a/b.bin b/b.bin\nindex 88768ef..3e3315e 100644\nGIT binary patch\nliteral 5\nMcmZQzO3KUw00MIXJOBUy\n\nliteral 5\nMcmZQzOv=my00M6TI{*Lx\n\n", nil,
 			"line 3: 'b.bin' has a binary diff ('GIT binary patch'); apply_patch applies text changes only"},
+		{"hunks without ---/+++ lines", "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n",
+			[]File{{Kind: Update, Path: "x", Line: 1, Hunks: []Hunk{{Lines: []Line{{'-', "a"}, {'+', "b"}}, OldStart: 1, Unified: true, Line: 2}}}}, ""},
 		{"a section that changes nothing", "diff --git a/x b/x\nindex 1..2 100644\n", nil, "line 1: the diff of 'x' changes nothing"},
 	}
 	for _, tt := range tests {
