@@ -112,7 +112,9 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 func (s *Set) applyParsed(ctx context.Context, p *patch.Patch) (string, error) {
 	ops, err := s.resolvePatch(ctx, p)
 	if err != nil {
-		return "", noChanges(err)
+		// The policy's refusals (and read-only storage's) read as every
+		// tool's do.
+		return "", err
 	}
 	unlock, err := s.lockPatch(ctx, ops)
 	if err != nil {
@@ -188,7 +190,7 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 			}
 			switch {
 			case op.copied && op.dst.resolved == op.src.resolved:
-				return nil, retryf("'%s' (patch line %d) is copied onto itself.", f.MoveTo, f.Line)
+				return nil, retryf("'%s' (patch line %d) is copied onto itself. No changes were written.", f.MoveTo, f.Line)
 			case op.copied || op.dst.resolved != op.src.resolved:
 				op.moved = !op.copied
 				if err := claim(op.dst, f.Line); err != nil {
