@@ -256,10 +256,11 @@ func (s *Set) twinOf(ctx context.Context, op *patchOp, p string, dst bool) *twin
 // <p>..."), or asks for its twin; the refusal names the entries it may
 // have meant, as every tool's does.
 func (s *Set) missing(ctx context.Context, op *patchOp, p, msg string) error {
-	if tw := s.twinOf(ctx, op, p, false); tw != nil {
-		return tw
+	cands := s.nearNames(ctx, nameApplyPatch, p)
+	if len(cands) == 1 && cands[0].sameForm && !s.opts.NoUnicodePathMatch {
+		return &twinPath{idx: op.idx, from: p, to: cands[0].display}
 	}
-	if cands := s.nearNames(ctx, nameApplyPatch, p); len(cands) > 0 {
+	if len(cands) > 0 {
 		names := make([]string, len(cands))
 		for i, c := range cands {
 			names[i] = "'" + c.display + "'"
@@ -281,6 +282,7 @@ func (s *Set) created(ctx context.Context, op *patchOp, t target, ex existing, d
 	if tw := s.twinOf(ctx, op, t.display, dst); tw != nil {
 		return tw
 	}
+	// A nil *twinPath is not returned as an error.
 	return nil
 }
 
