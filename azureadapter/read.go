@@ -1,0 +1,240 @@
+package azureadapter
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// Stat returns the metadata of name. A file's Version is its ETag. One
+// listing of the blobs whose names start with name answers it: the blob,
+// if there is one, and whether a blob lies below name, which makes it a
+// directory (see the package documentation).
+func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
+	if err := f.checkPath("stat", name); err != nil {
+		return backend.FileInfo{}, err
+	}
+	if name == "." {
+		return dirInfo(name), nil
+	}
+	isDir, obj, err := f.settle(ctx, name)
+	switch {
+	case err != nil:
+		return backend.FileInfo{}, pathError("stat", name, err)
+	case isDir:
+		return dirInfo(name), nil
+	case obj == nil:
+		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return objectInfo(name, obj), nil
+}
+
+// settleKeys is how many names the listing of settle asks for: the blob,
+// then the names that sort between it and the directory below it
+// ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
+const settleKeys = 100
+
+// settle finds out what the name is with one delimited listing of the
+// blobs that start with it: a directory when a blob lies below name,
+// whether or not the blob exists too, and otherwise the blob (nil when
+// there is none). Only when the names between the blob and its directory
+// fill the page does a second, one-blob listing ask below name.
+func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *container.BlobItem, err error) {
+	key := f.key(name)
+	out, err := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
+		Prefix:     to.Ptr(key),
+		MaxResults: to.Ptr(int32(settleKeys)),
+	}).NextPage(ctx)
+	if err != nil {
+		return false, nil, err
+	}
+	if out.Segment != nil {
+		for _, p := range out.Segment.BlobPrefixes {
+			if p.Name != nil && *p.Name == key+"/" {
+				return true, nil, nil
+			}
+		}
+		for _, b := range out.Segment.BlobItems {
+			if b.Name != nil && *b.Name == key {
+				obj = b
+				break
+			}
+		}
+	}
+	if out.NextMarker != nil && *out.NextMarker != "" {
+		isDir, err = f.hasChildren(ctx, name)
+		if err != nil || isDir {
+			return isDir, nil, err
+		}
+	}
+	return false, obj, nil
+}
+
+// objectInfo describes the listed blob of name.
+func objectInfo(name string, o *container.BlobItem) backend.FileInfo {
+	_, base := backend.Split(name)
+	fi := backend.FileInfo{Name: base}
+	if p := o.Properties; p != nil {
+		fi.Size = deref(p.ContentLength)
+		fi.ModTime = deref(p.LastModified)
+		fi.Version = etagOf(p.ETag)
+	}
+	return fi
+}
+
+// dirInfo describes the directory name.
+func dirInfo(name string) backend.FileInfo {
+	_, base := backend.Split(name)
+	if name == "." {
+		base = "."
+	}
+	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
+}
+
+// settleAttempts bounds how often a read lists again because the blob was
+// replaced between its listing and its GET.
+const settleAttempts = 3
+
+// OpenRead streams the blob name. A directory gives backend.ErrIsDir and
+// a missing blob fs.ErrNotExist, each from the one listing of [FS.Stat],
+// which also settles that no directory shadows the blob. The Get Blob
+// that follows carries If-Match with the listed ETag, so it serves
+// exactly the blob the listing judged; a replacement in between makes the
+// read list again (the last time, the GET takes what is there). Under
+// [backend.WithKnownFile] naming name with an ETag, the listing is
+// skipped: the GET asks for that ETag, and only when the blob has changed
+// since does the read list. The stream's Info is the GET's answer.
+func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
+	if err := f.checkPath("open", name); err != nil {
+		return nil, err
+	}
+	if name == "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+	}
+	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
+		r, err := f.get(ctx, name, known.Version)
+		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
+			return r, err
+		}
+	}
+	var last error
+	for attempt := range settleAttempts {
+		isDir, obj, lerr := f.settle(ctx, name)
+		switch {
+		case lerr != nil:
+			return nil, pathError("open", name, lerr)
+		case isDir:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+		case obj == nil:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		etag := objectInfo(name, obj).Version
+		if attempt == settleAttempts-1 {
+			// A blob replaced faster than it can be listed and read is
+			// still not shadowed: the last listing said so.
+			etag = ""
+		}
+		r, err := f.get(ctx, name, etag)
+		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
+			return r, err
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// get sends the Get Blob of name, with If-Match when etag is set.
+func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
+	out, err := f.client.NewBlobClient(f.key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{
+		AccessConditions: ifMatch(etag),
+	})
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	_, base := backend.Split(name)
+	info := backend.FileInfo{
+		Name:    base,
+		Size:    deref(out.ContentLength),
+		ModTime: deref(out.LastModified),
+		Version: etagOf(out.ETag),
+	}
+	return &objectReader{body: out.Body, name: name, info: info}, nil
+}
+
+// ifMatch returns the access conditions of If-Match: etag (none for "").
+func ifMatch(etag string) *blob.AccessConditions {
+	if etag == "" {
+		return nil
+	}
+	return &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: etagPtr(etag)}}
+}
+
+// objectReader is the body of a Get Blob, with read errors named by the
+// storage path.
+type objectReader struct {
+	body io.ReadCloser
+	name string
+	info backend.FileInfo
+}
+
+// Info describes the blob the GET answered with.
+func (r *objectReader) Info() backend.FileInfo { return r.info }
+
+func (r *objectReader) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = pathError("read", r.name, err)
+	}
+	return n, err
+}
+
+func (r *objectReader) Close() error { return r.body.Close() }
+
+// hasChildren reports whether some blob lies below the directory name,
+// its marker included, with a one-blob listing.
+func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
+	out, err := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
+		Prefix:     to.Ptr(f.dirPrefix(name)),
+		MaxResults: to.Ptr(int32(1)),
+	}).NextPage(ctx)
+	if err != nil {
+		return false, err
+	}
+	return out.Segment != nil && len(out.Segment.BlobItems) > 0, nil
+}
+
+// objectExists reports whether the blob name exists, with Get Blob
+// Properties.
+func (f *FS) objectExists(ctx context.Context, name string) (bool, error) {
+	_, err := f.client.NewBlobClient(f.key(name)).GetProperties(ctx, nil)
+	switch {
+	case err == nil:
+		return true, nil
+	case isNotFound(err):
+		return false, nil
+	}
+	return false, err
+}
+
+// notDirError explains why the directory name has nothing below it: it is
+// a file (backend.ErrNotDir) or missing (fs.ErrNotExist).
+func (f *FS) notDirError(ctx context.Context, op, name string) error {
+	if name == "." {
+		return nil
+	}
+	isFile, err := f.objectExists(ctx, name)
+	switch {
+	case err != nil:
+		return pathError(op, name, err)
+	case isFile:
+		return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
+	}
+	return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}
