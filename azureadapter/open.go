@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
@@ -83,14 +84,33 @@ func Open(ctx context.Context, cfg Config) (*FS, error) {
 	if _, err := cc.GetProperties(ctx, nil); err != nil {
 		return nil, fmt.Errorf("azureadapter: container %q: %w", cfg.Container, mapError(err))
 	}
-	info, err := cc.GetAccountInfo(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("azureadapter: account information of container %q: %w", cfg.Container, mapError(err))
-	}
-	if info.IsHierarchicalNamespaceEnabled != nil && *info.IsHierarchicalNamespaceEnabled {
-		return nil, ErrHierarchicalNamespace
+	if err := checkNamespace(ctx, client, cfg.Container); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// flatAccounts remembers the account clients whose account was found to
+// have no hierarchical namespace, so that the backends of many tenants
+// over one shared client ask once.
+var flatAccounts sync.Map // *service.Client -> struct{}
+
+// checkNamespace fails with ErrHierarchicalNamespace when the account of
+// client has a hierarchical namespace (Get Account Information, asked
+// through the container, which a container-scoped SAS may do).
+func checkNamespace(ctx context.Context, client *service.Client, cont string) error {
+	if _, ok := flatAccounts.Load(client); ok {
+		return nil
+	}
+	info, err := client.NewContainerClient(cont).GetAccountInfo(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("azureadapter: account information of container %q: %w", cont, mapError(err))
+	}
+	if info.IsHierarchicalNamespaceEnabled != nil && *info.IsHierarchicalNamespaceEnabled {
+		return ErrHierarchicalNamespace
+	}
+	flatAccounts.Store(client, struct{}{})
+	return nil
 }
 
 // NewClient builds the account client Open would build from cfg, for a
