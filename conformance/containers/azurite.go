@@ -212,6 +212,40 @@ func (s *AzuriteServer) Terminate(context.Context) error {
 	return os.RemoveAll(s.dir)
 }
 
+// azuriteDBs are Azurite's metadata databases in its data directory.
+var azuriteDBs = []string{"__azurite_db_blob__.json", "__azurite_db_blob_extent__.json"}
+
+// WaitSaved returns once Azurite has saved its metadata databases from a
+// point after the call, so that a Kill keeps everything written before
+// the call. Azurite holds its metadata in LokiJS databases saved every
+// five seconds, and a crash loses what was not saved yet: a limit of the
+// emulator (the service commits a write before answering it), which
+// fault tests must not mistake for the adapter's. It waits for a save
+// finishing more than a second after the call, which the small databases
+// of a test make one that started after it.
+func (s *AzuriteServer) WaitSaved(ctx context.Context) error {
+	after := time.Now().Add(time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		saved := true
+		for _, db := range azuriteDBs {
+			fi, err := os.Stat(filepath.Join(s.dir, db))
+			if err != nil || !fi.ModTime().After(after) {
+				saved = false
+			}
+		}
+		if saved {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("azurite did not save its databases: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // StartAzurite starts Azurite for the test t and terminates it when t
 // ends. It skips t (or fails it, see RequireAzurite) when Azurite is not
 // installed.
