@@ -3,8 +3,10 @@ package azureadapter_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -236,4 +238,54 @@ func countedBackend(t *testing.T, srv *containers.AzuriteServer, cont, prefix st
 	f := open(t, cfg)
 	c.reset()
 	return f, c
+}
+
+// listNames lists dir, directories with a trailing slash.
+func listNames(t testing.TB, f *azureadapter.FS, dir string) []string {
+	t.Helper()
+	entries, err := f.List(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("List(%q): %v", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name+"/")
+		} else {
+			names = append(names, e.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// walkNames walks dir, directories with a trailing slash, in walk order.
+func walkNames(t testing.TB, f *azureadapter.FS, dir string) []string {
+	t.Helper()
+	var names []string
+	err := f.Walk(t.Context(), dir, func(name string, e backend.DirEntry) error {
+		if e.IsDir() {
+			name += "/"
+		}
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Walk(%q): %v", dir, err)
+	}
+	return names
+}
+
+// startProxy serves h on 127.0.0.1 until the test ends and returns its
+// base URL.
+func startProxy(t testing.TB, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
 }
