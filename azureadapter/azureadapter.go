@@ -86,10 +86,14 @@ const (
 	// DefaultCopyTimeout bounds the wait for a pending server-side copy
 	// when Options.CopyTimeout is 0.
 	DefaultCopyTimeout = 10 * time.Minute
-	// listPageSize is the number of blobs asked for per listing request,
-	// the most the service returns.
-	listPageSize = 5000
+	// defaultListPageSize is the number of blobs asked for per listing
+	// request, the most the service returns.
+	defaultListPageSize = 5000
 )
+
+// listPageSize is the page size of List and Walk; tests lower it to
+// reach several pages with few blobs.
+var listPageSize int32 = defaultListPageSize
 
 // ErrHierarchicalNamespace is the error Open returns for an account with
 // a hierarchical namespace (ADLS Gen2), which this adapter does not
