@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the whole fencefs test suite on a Debian machine, including the
 # conformance suites against real S3 (versitygw) and SFTP (OpenSSH) servers
-# in containers. It installs what it needs (Docker Engine from Debian's
-# docker.io, ripgrep, debootstrap), starts dockerd when it is not running,
+# in containers and Azure Blob Storage (Azurite, a Node program run as a
+# plain process). It installs what it needs (Docker Engine from Debian's
+# docker.io, ripgrep, debootstrap, Node and npm, Azurite from npm, pinned,
+# into a cache directory), starts dockerd when it is not running,
 # builds the test images locally, and then runs vet, gofmt and the race-
 # enabled tests, then every fuzz target briefly (FUZZTIME, default 5s).
 # Extra arguments are passed to `go test`.
@@ -20,6 +22,7 @@ install_packages() {
 	command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 	command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 	command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+	command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 	if [ "${#missing[@]}" -gt 0 ]; then
 		log "installing ${missing[*]}"
 		as_root apt-get update -qq
@@ -44,7 +47,22 @@ start_docker() {
 	exit 1
 }
 
+# install_azurite installs the pinned Azurite (the version
+# conformance/containers.AzuriteVersion names: the last whose engines take
+# Node 20) into a cache directory once, and names its azurite-blob.
+install_azurite() {
+	local version=3.35.0
+	local dir="${XDG_CACHE_HOME:-$HOME/.cache}/fencefs/azurite-$version"
+	if [ ! -x "$dir/node_modules/.bin/azurite-blob" ]; then
+		log "installing azurite@$version into $dir"
+		mkdir -p "$dir"
+		npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "azurite@$version" >/dev/null
+	fi
+	export FENCEFS_AZURITE_BIN="$dir/node_modules/.bin/azurite-blob"
+}
+
 install_packages
+install_azurite
 start_docker
 log "building test images"
 ./scripts/build-test-images.sh
