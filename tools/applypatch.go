@@ -70,7 +70,7 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 	}
 	p, err := patch.Parse(text)
 	if err != nil {
-		return "", retryf("Invalid patch: %s. No changes were written.", err)
+		return "", retryf(KindInvalid, "Invalid patch: %s. No changes were written.", err)
 	}
 	ops, err := s.resolvePatch(ctx, p)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 	for _, op := range ops {
 		if err := s.planOp(ctx, op); err != nil {
 			if IsRetry(err) && !strings.HasSuffix(err.Error(), "No changes were written.") {
-				err = retryf("%s No changes were written.", err.Error())
+				err = retryf(KindOf(err), "%s No changes were written.", err.Error())
 			}
 			return "", err
 		}
@@ -107,7 +107,7 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 	var ops []*patchOp
 	claim := func(t target, line int) error {
 		if first, ok := seen[t.resolved]; ok {
-			return retryf("'%s' is changed by two sections of the patch (patch lines %d and %d); put all its changes in one section. No changes were written.",
+			return retryf(KindInvalid, "'%s' is changed by two sections of the patch (patch lines %d and %d); put all its changes in one section. No changes were written.",
 				t.display, first, line)
 		}
 		seen[t.resolved] = line
@@ -134,7 +134,7 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 			}
 		}
 		if (f.Kind == patch.Delete || op.moved) && !s.canRemove() {
-			return nil, retryf("'%s': moves and deletes need a backend that can remove files, and this one cannot. No changes were written.", f.Path)
+			return nil, retryf(KindUnsupported, "'%s': moves and deletes need a backend that can remove files, and this one cannot. No changes were written.", f.Path)
 		}
 		ops = append(ops, op)
 	}
@@ -194,7 +194,7 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 			return err
 		}
 		if !old.exists {
-			return retryf("File not found: %s (patch line %d deletes it). No changes were written.", op.src.display, op.f.Line)
+			return retryf(KindNotFound, "File not found: %s (patch line %d deletes it). No changes were written.", op.src.display, op.f.Line)
 		}
 		op.old = old
 		return nil
@@ -204,7 +204,7 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 		return err
 	}
 	if i := invalidUTF8(old.data); i >= 0 {
-		return retryf("%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
+		return retryf(KindNotText, "%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
 	}
 	if err := s.checkRead(op.src, old.hash); err != nil {
 		return err
@@ -237,9 +237,9 @@ func (s *Set) loadReplaced(ctx context.Context, t target) (existing, error) {
 	case err != nil:
 		return existing{}, s.storageErr(err, t.display)
 	case !info.IsRegular():
-		return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
+		return existing{}, retryf(KindNotRegular, "Path '%s' exists and is not a regular file.", t.display)
 	case info.Size > s.maxEdit:
-		return existing{}, retryf("'%s' is %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, info.Size, s.maxEdit)
+		return existing{}, retryf(KindTooLarge, "'%s' is %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, info.Size, s.maxEdit)
 	}
 	r, err := s.b.OpenRead(ctx, t.resolved)
 	if err != nil {
@@ -251,7 +251,7 @@ func (s *Set) loadReplaced(ctx context.Context, t target) (existing, error) {
 		return existing{}, s.storageErr(err, t.display)
 	}
 	if old.partial {
-		return existing{}, retryf("'%s' is more than %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, s.maxEdit, s.maxEdit)
+		return existing{}, retryf(KindTooLarge, "'%s' is more than %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, s.maxEdit, s.maxEdit)
 	}
 	if err := s.checkRead(t, old.hash); err != nil {
 		return existing{}, err
@@ -475,9 +475,9 @@ func (s *Set) crossMove(ctx context.Context, op *patchOp, done *[]commitStep) er
 func (s *Set) stepErr(ctx context.Context, err error, display string) error {
 	switch {
 	case errors.Is(err, backend.ErrPrecondition), errors.Is(err, fs.ErrExist):
-		return retryf("Conflict: path '%s' changed while the patch was being applied.", display)
+		return retryf(KindConflict, "Conflict: path '%s' changed while the patch was being applied.", display)
 	case errors.Is(err, fs.ErrNotExist):
-		return retryf("Conflict: path '%s' disappeared while the patch was being applied.", display)
+		return retryf(KindConflict, "Conflict: path '%s' disappeared while the patch was being applied.", display)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
@@ -508,7 +508,7 @@ func (s *Set) restore(ctx context.Context, cause error, done []commitStep) error
 	}
 	msg += "."
 	if IsRetry(cause) && len(lost) == 0 {
-		return retryf("%s", msg)
+		return retryf(KindOf(cause), "%s", msg)
 	}
 	return &fatalError{msg: msg, err: cause}
 }

@@ -7,7 +7,9 @@
 // Each [Tool] has a name, a description, a hand-written JSON Schema for its
 // arguments and annotations, and is called with JSON arguments; the result
 // is the text shown to the model. Errors the model can correct are
-// *[RetryError] values; any other error is fatal to the call. The package
+// *[RetryError] values, each of a [Kind] errors.Is tests
+// (errors.Is(err, KindConflict)); any other error is fatal to the call,
+// and [OutcomeOf] says how any call ended. The package
 // is framework-neutral: adapting a Set to MCP or an agent framework takes
 // a few lines.
 //
@@ -126,7 +128,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	if err != nil && cctx.expired() {
 		// The call's own deadline, not the caller's: the model may ask
 		// for less.
-		return "", retryf("The call did not finish within %s and was stopped. Ask for less (a smaller directory, a narrower pattern or glob, a smaller file) and try again.", t.timeout)
+		return "", retryf(KindTimeout, "The call did not finish within %s and was stopped. Ask for less (a smaller directory, a narrower pattern or glob, a smaller file) and try again.", t.timeout)
 	}
 	return text, err
 }
@@ -258,9 +260,9 @@ func readOnlySetErr(tool string, args json.RawMessage) error {
 		a.Path = a.Source
 	}
 	if a.Path != "" && !hasControl(a.Path) {
-		return retryf("Path '%s' cannot be changed: this tool set is read-only.", a.Path)
+		return retryf(KindReadOnly, "Path '%s' cannot be changed: this tool set is read-only.", a.Path)
 	}
-	return retryf("%s is not available: this tool set is read-only.", tool)
+	return retryf(KindReadOnly, "%s is not available: this tool set is read-only.", tool)
 }
 
 // Rooted reports whether the Set's namespace is rooted: tool paths and
