@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -139,6 +140,47 @@ func TestWrapperListenersWithApprovals(t *testing.T) {
 					t.Errorf("the wrapper heard %q, want %q", got, wantEvents)
 				}
 			})
+		}
+	}
+}
+
+// TestWrapperLearnsRefusalKind: over MCP a wrapper sees only isError; the
+// error of the tool's call reaches it through tools.WithCallEnd, with
+// approvals on as off, so it can tell a refusal's kind and how the call
+// really ended without matching the text.
+func TestWrapperLearnsRefusalKind(t *testing.T) {
+	for _, approve := range []Approval{ApproveNone, ApproveChanges} {
+		w := newWorkspace(t, tools.Options{Tools: []string{"read_file", "write_file"}}, map[string]string{"f.txt": "old\n"})
+		var last error
+		wrap := func(_ *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+			return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				last = nil
+				ctx = tools.WithCallEnd(ctx, func(_ context.Context, _ string, err error) { last = err })
+				return next(ctx, req)
+			}
+		}
+		cs := connect(t, New(w.set, Options{Approve: approve, Wrap: wrap}), &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			},
+		})
+		for _, tt := range []struct {
+			tool string
+			args map[string]any
+			want tools.Kind
+		}{
+			{"read_file", map[string]any{"path": "missing.txt"}, tools.KindNotFound},
+			{"write_file", map[string]any{"path": "no/dir/x.txt", "content": "x"}, tools.KindNotFound},
+			{"write_file", map[string]any{"path": "f.txt", "content": "x", "expected_hash": "000000000000"}, tools.KindConflict},
+			{"read_file", map[string]any{"path": "../up.txt"}, tools.KindOutside},
+		} {
+			res, text := call(t, cs, tt.tool, tt.args)
+			if !res.IsError || !errors.Is(last, tt.want) || tools.OutcomeOf(last) != tools.OutcomeRefused || tools.Message(last) != text {
+				t.Errorf("approve %v, %s(%v): result %q (isError %v); the wrapper learnt %v, kind %q; want %q", approve, tt.tool, tt.args, text, res.IsError, last, tools.KindOf(last), tt.want)
+			}
+		}
+		if res, _ := call(t, cs, "write_file", map[string]any{"path": "f.txt", "content": "new\n"}); res.IsError || tools.OutcomeOf(last) != tools.OutcomeOK {
+			t.Errorf("approve %v: a write that succeeded: the wrapper learnt %v", approve, last)
 		}
 	}
 }

@@ -20,6 +20,7 @@ type callListeners struct {
 	// share them.
 	change []func(context.Context, *ChangeRequest) error
 	event  []func(context.Context, Event)
+	ended  []func(ctx context.Context, tool string, err error)
 	walked *atomic.Int64
 	lines  func(pathLens []int)
 }
@@ -48,6 +49,20 @@ func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeReq
 func WithEventListener(ctx context.Context, fn func(context.Context, Event)) context.Context {
 	l := listenersOf(ctx)
 	l.event = append(l.event[:len(l.event):len(l.event)], fn)
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// WithCallEnd returns a copy of ctx under which every Tool.Call tells fn,
+// after the listeners of this kind ctx already carries, how it ended: the
+// tool's name and the error the call returns (nil when it succeeded).
+// A host that sees only a protocol's result (an MCP tool handler's
+// isError) learns from it the refusal's kind ([KindOf]) and how the call
+// really ended ([OutcomeOf]). A server that runs a tool more than once
+// for one request (an approval's two rounds) reports each run; the last
+// is the request's answer.
+func WithCallEnd(ctx context.Context, fn func(ctx context.Context, tool string, err error)) context.Context {
+	l := listenersOf(ctx)
+	l.ended = append(l.ended[:len(l.ended):len(l.ended)], fn)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 

@@ -149,3 +149,32 @@ func TestCallListenersChain(t *testing.T) {
 	ok(b, "b.txt")
 	wantEqual(t, strings.Join(got, ","), "parent,a,parent,b")
 }
+
+// TestCallEnd: the listeners of WithCallEnd hear the error of every call
+// as it returns it, so a host that sees only a protocol's result can tell
+// a refusal's kind and how the call ended.
+func TestCallEnd(t *testing.T) {
+	fx := localFixture(t)
+	fx.put(t, "f.txt", "a\n")
+	s := newSet(t, fx.b, Options{})
+	ro := newSet(t, fx.b, Options{ReadOnly: true})
+	var got []string
+	ctx := context.Background()
+	for _, who := range []string{"outer", "inner"} {
+		ctx = WithCallEnd(ctx, func(_ context.Context, tool string, err error) {
+			got = append(got, fmt.Sprintf("%s %s %s %s", who, tool, OutcomeOf(err), KindOf(err)))
+		})
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	s.Call(ctx, "read_file", args(t, "path", "f.txt"))
+	s.Call(ctx, "read_file", args(t, "path", "nope"))
+	s.Call(cctx, "read_file", args(t, "path", "f.txt"))
+	ro.Call(ctx, "write_file", args(t, "path", "f.txt", "content", "b"))
+	wantEqual(t, strings.Join(got, "\n"), strings.Join([]string{
+		"outer read_file ok ", "inner read_file ok ",
+		"outer read_file refused not_found", "inner read_file refused not_found",
+		"outer read_file cancelled ", "inner read_file cancelled ",
+		"outer write_file refused read_only", "inner write_file refused read_only",
+	}, "\n"))
+}

@@ -112,8 +112,25 @@ type Annotations struct {
 }
 
 // Call runs the tool with its JSON arguments and returns the text for the
-// model. A *RetryError is for the model; any other error is fatal.
+// model. A *RetryError is for the model; any other error is fatal. The
+// listeners of [WithCallEnd] in ctx hear how it ended.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	text, err := t.bounded(ctx, args)
+	reportEnd(ctx, t.Name, err)
+	return text, err
+}
+
+// reportEnd tells the listeners of WithCallEnd in ctx how a call of tool
+// ended.
+func reportEnd(ctx context.Context, tool string, err error) {
+	for _, fn := range listenersOf(ctx).ended {
+		fn(ctx, tool, err)
+	}
+}
+
+// bounded runs the tool under its own deadline, when it has one that
+// comes before the caller's.
+func (t *Tool) bounded(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -242,7 +259,9 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (stri
 	t, ok := s.byName[name]
 	if !ok {
 		if s.opts.ReadOnly && slices.Contains(AllTools(), name) && !slices.Contains(ReadOnlyTools(), name) {
-			return "", readOnlySetErr(name, args)
+			err := readOnlySetErr(name, args)
+			reportEnd(ctx, name, err)
+			return "", err
 		}
 		return "", fmt.Errorf("tools: unknown tool %q", name)
 	}
