@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/policy"
@@ -264,11 +266,11 @@ func tooLongMsg(p string) error {
 }
 
 // isFatalStorage reports whether err is a failure of the storage itself
-// (full or read-only file system, I/O error) that no other path would
-// avoid.
+// (full or read-only file system, I/O error, a file size limit) that no
+// other path would avoid.
 func isFatalStorage(err error) bool {
 	return errors.Is(err, backend.ErrNoSpace) || errors.Is(err, backend.ErrReadOnlyStorage) ||
-		errors.Is(err, backend.ErrIO)
+		errors.Is(err, backend.ErrIO) || errors.Is(err, backend.ErrFileTooLarge)
 }
 
 // pathErr maps the errors every tool treats alike: containment, loops,
@@ -353,9 +355,10 @@ func (s *Set) fatal(err error) error {
 
 // failureKind words what kind of storage failure err is, from the fatal
 // sentinels of package backend (which adapters map errnos to) and the
-// network's own errors.
+// network's own errors. Only a failure of the network is worded as one:
+// an errno of a local file system is no unreachable server, although
+// syscall.Errno too satisfies net.Error.
 func failureKind(err error) string {
-	var ne net.Error
 	switch {
 	case errors.Is(err, backend.ErrNoSpace):
 		return "no space is left on the storage"
@@ -363,12 +366,72 @@ func failureKind(err error) string {
 		return "the storage is read-only"
 	case errors.Is(err, backend.ErrIO):
 		return "the storage reported an input/output error"
-	case errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, backend.ErrFileTooLarge):
+		return "the file is larger than the storage allows"
+	}
+	switch timeout, ok := networkFailure(err); {
+	case ok && timeout:
 		return "the storage server did not answer in time"
-	case errors.As(err, &ne):
+	case ok:
 		return "the storage server could not be reached"
 	}
 	return "the storage failed"
+}
+
+// networkFailure reports whether err's tree holds a failure of the
+// network, and whether it was a timeout: an error of package net or
+// net/url (a dial, a read or write on a connection, a name lookup), or an
+// errno only a connection gives. Any other errno is not one.
+func networkFailure(err error) (timeout, ok bool) {
+	walkErrors(err, func(e error) bool {
+		if errno, isErrno := e.(syscall.Errno); isErrno {
+			switch errno {
+			case syscall.ETIMEDOUT:
+				timeout, ok = true, true
+			case syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EHOSTUNREACH,
+				syscall.ENETUNREACH, syscall.ENETDOWN, syscall.EPIPE:
+				ok = true
+			}
+			return ok
+		}
+		var ne net.Error
+		switch e := e.(type) {
+		case *net.OpError, *net.DNSError, *url.Error, *net.AddrError, *net.ParseError:
+			ne, _ = e.(net.Error)
+		}
+		if e == net.ErrClosed {
+			ok = true
+			return true
+		}
+		if ne != nil {
+			timeout, ok = ne.Timeout(), true
+			return true
+		}
+		return false
+	})
+	return timeout, ok
+}
+
+// walkErrors calls fn on err and every error it wraps, depth first,
+// until fn returns true.
+func walkErrors(err error, fn func(error) bool) bool {
+	if err == nil {
+		return false
+	}
+	if fn(err) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walkErrors(u.Unwrap(), fn)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if walkErrors(e, fn) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scrub rewrites host paths in an error text: paths inside the local root
