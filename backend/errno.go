@@ -6,7 +6,8 @@ import (
 )
 
 // FatalErrno returns the fatal sentinel an errno in err's chain stands for
-// (ENOSPC and EDQUOT: ErrNoSpace; EROFS: ErrReadOnlyStorage; EIO: ErrIO),
+// (ENOSPC and EDQUOT: ErrNoSpace; EROFS: ErrReadOnlyStorage; EIO: ErrIO;
+// EFBIG: ErrFileTooLarge),
 // as an error matching both the sentinel and the errno, or nil when err
 // holds none of them. Adapters over host file systems use it so that no
 // caller has to know errnos.
@@ -23,6 +24,8 @@ func FatalErrno(err error) error {
 		s = ErrReadOnlyStorage
 	case syscall.EIO:
 		s = ErrIO
+	case syscall.EFBIG:
+		s = ErrFileTooLarge
 	default:
 		return nil
 	}

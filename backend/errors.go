@@ -45,6 +45,10 @@ var (
 	ErrReadOnlyStorage = &sentinel{"storage is read-only", nil}
 	// ErrIO: the storage failed to read or write (EIO). Fatal for tools.
 	ErrIO = &sentinel{"storage input/output error", nil}
+	// ErrFileTooLarge: the storage refuses a file of this size (EFBIG: a
+	// file size limit of the file system or the process; an object over
+	// the store's largest size). Fatal for tools.
+	ErrFileTooLarge = &sentinel{"file too large for the storage", nil}
 	// ErrUnsupported: a behaviour method declined at run time, so the
 	// caller takes its fallback (see the package doc). It is
 	// errors.ErrUnsupported itself, so either name matches.

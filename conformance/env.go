@@ -301,7 +301,7 @@ var backendSentinels = []error{
 	backend.ErrInvalidPath, backend.ErrIsDir, backend.ErrNotDir, backend.ErrNotRegular,
 	backend.ErrPrecondition, backend.ErrOutside, backend.ErrLoop, backend.ErrSymlink,
 	backend.ErrNameTooLong, backend.ErrReadOnly, backend.ErrNoSpace, backend.ErrReadOnlyStorage,
-	backend.ErrIO, backend.ErrUnsupported,
+	backend.ErrIO, backend.ErrFileTooLarge, backend.ErrUnsupported,
 }
 
 // checkNoBareErrno fails the test when err carries an operating system

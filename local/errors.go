@@ -19,7 +19,7 @@ func pathError(op, name string, err error) error {
 }
 
 // mapErrno turns an errno (bare or inside an os error) into the io/fs or
-// backend sentinel it stands for; the fatal ones (ENOSPC, EROFS, EIO) into
+// backend sentinel it stands for; the fatal ones (ENOSPC, EROFS, EIO, EFBIG) into
 // those of backend.FatalErrno.
 func mapErrno(err error) error {
 	var errno syscall.Errno

@@ -25,6 +25,9 @@ type Denied struct {
 	// Pattern is the pattern that decided, empty when none did (a path
 	// outside the allowed patterns or a scope, an operation not approved).
 	Pattern string
+	// Protected reports a refusal by a protected pattern: the path may be
+	// read but not changed. Any other refusal denies the access itself.
+	Protected bool
 
 	// render words the message for a path, so that [Denied.Naming] can
 	// name another spelling of it without a second copy of the text.
@@ -163,9 +166,11 @@ func (r *Rules) check(lv level, written, resolved string) error {
 	pat := v.pattern
 	switch v.kind {
 	case verdictProtected:
-		return newDenied(v.path, pat, func(p string) string {
+		d := newDenied(v.path, pat, func(p string) string {
 			return "Path " + quote(p) + " is protected (matches " + quote(pat) + ")."
 		})
+		d.Protected = true
+		return d
 	case verdictDenied:
 		return newDenied(v.path, pat, func(p string) string {
 			return "Path " + quote(p) + " is denied by pattern " + quote(pat) + "."

@@ -58,6 +58,9 @@ func codeSentinel(code string) error {
 		return backend.ErrIsDir
 	case "KeyTooLongError":
 		return backend.ErrNameTooLong
+	case "EntityTooLarge":
+		// An object over the store's largest size (5 GiB for one PUT).
+		return backend.ErrFileTooLarge
 	case "InsufficientStorage", "XMinioStorageFull", "QuotaExceeded":
 		// A full disk (versitygw, MinIO) or a reached quota (Ceph RGW):
 		// nothing the caller does to the path helps.
@@ -77,6 +80,8 @@ func statusSentinel(status int) error {
 		return backend.ErrPrecondition
 	case http.StatusInsufficientStorage:
 		return backend.ErrNoSpace
+	case http.StatusRequestEntityTooLarge:
+		return backend.ErrFileTooLarge
 	}
 	return nil
 }

@@ -60,6 +60,8 @@ func TestMapError(t *testing.T) {
 		{"InsufficientStorage", api("InsufficientStorage"), backend.ErrNoSpace},
 		{"XMinioStorageFull", api("XMinioStorageFull"), backend.ErrNoSpace},
 		{"QuotaExceeded", api("QuotaExceeded"), backend.ErrNoSpace},
+		{"EntityTooLarge", api("EntityTooLarge"), backend.ErrFileTooLarge},
+		{"413 without a code", statusError(413), backend.ErrFileTooLarge},
 		{"507 without a code", statusError(507), backend.ErrNoSpace},
 		{"404 without a code", statusError(404), fs.ErrNotExist},
 		{"403 without a code", statusError(403), fs.ErrPermission},

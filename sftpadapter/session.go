@@ -275,8 +275,15 @@ func isTransportErr(err error) bool {
 		errors.Is(err, syscall.ECONNRESET):
 		return true
 	}
+	// An error of the network, but not any errno: syscall.Errno too
+	// satisfies net.Error, and a file system's errno (EFBIG, EMFILE)
+	// says nothing of the connection.
 	var ne net.Error
-	return errors.As(err, &ne)
+	if !errors.As(err, &ne) {
+		return false
+	}
+	_, errno := ne.(syscall.Errno)
+	return !errno
 }
 
 // removeOrphans deletes temporary files left by writes that were

@@ -295,6 +295,8 @@ func TestIsTransportErr(t *testing.T) {
 		{syscall.ECONNRESET, true},
 		{context.DeadlineExceeded, false},
 		{&net.OpError{Op: "read", Err: errors.New("boom")}, true},
+		{&fs.PathError{Op: "write", Path: "x", Err: syscall.EFBIG}, false},
+		{syscall.EMFILE, false},
 	}
 	for _, tt := range tests {
 		if got := isTransportErr(tt.err); got != tt.want {

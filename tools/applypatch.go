@@ -83,7 +83,7 @@ func (s *Set) applyPatch(ctx context.Context, raw json.RawMessage) (string, erro
 	}
 	p, err := patch.Parse(text)
 	if err != nil {
-		return "", retryf("Invalid patch: %s. No changes were written.", err)
+		return "", retryf(KindInvalid, "Invalid patch: %s. No changes were written.", err)
 	}
 	// A missing path with one twin under Unicode normalization is
 	// replaced by it, and the patch is planned again; each round turns a
@@ -157,7 +157,7 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 	var ops []*patchOp
 	claim := func(t target, line int) error {
 		if first, ok := seen[t.resolved]; ok {
-			return retryf("'%s' is changed by two sections of the patch (patch lines %d and %d); put all its changes in one section. No changes were written.",
+			return retryf(KindInvalid, "'%s' is changed by two sections of the patch (patch lines %d and %d); put all its changes in one section. No changes were written.",
 				t.display, first, line)
 		}
 		seen[t.resolved] = line
@@ -190,7 +190,7 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 			}
 			switch {
 			case op.copied && op.dst.resolved == op.src.resolved:
-				return nil, retryf("'%s' (patch line %d) is copied onto itself. No changes were written.", f.MoveTo, f.Line)
+				return nil, retryf(KindInvalid, "'%s' (patch line %d) is copied onto itself. No changes were written.", f.MoveTo, f.Line)
 			case op.copied || op.dst.resolved != op.src.resolved:
 				op.moved = !op.copied
 				if err := claim(op.dst, f.Line); err != nil {
@@ -199,7 +199,7 @@ func (s *Set) resolvePatch(ctx context.Context, p *patch.Patch) ([]*patchOp, err
 			}
 		}
 		if (f.Kind == patch.Delete || op.moved) && !s.canRemove() {
-			return nil, retryf("'%s': moves and deletes need a backend that can remove files, and this one cannot. No changes were written.", f.Path)
+			return nil, retryf(KindUnsupported, "'%s': moves and deletes need a backend that can remove files, and this one cannot. No changes were written.", f.Path)
 		}
 		ops = append(ops, op)
 	}
@@ -269,7 +269,7 @@ func (s *Set) missing(ctx context.Context, op *patchOp, p, msg string) error {
 	} else {
 		msg += "."
 	}
-	return retryf("%s No changes were written.", msg)
+	return retryf(KindNotFound, "%s No changes were written.", msg)
 }
 
 // created checks a target that a section creates when it is missing:
@@ -366,7 +366,7 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 	op.old, op.data = old, old.data
 	if len(op.f.Hunks) > 0 {
 		if i := invalidUTF8(old.data); i >= 0 {
-			return retryf("%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
+			return retryf(KindNotText, "%s is not valid UTF-8 (invalid byte at offset %d); apply_patch only updates UTF-8 text.", op.src.display, i)
 		}
 		if !op.copied {
 			if err := s.checkRead(op.src, old.hash); err != nil {
@@ -389,7 +389,7 @@ func (s *Set) planOp(ctx context.Context, op *patchOp) error {
 		return err
 	}
 	if op.copied && op.dstOld.exists {
-		return retryf("'%s' already exists; a copy (patch line %d) creates a new file.", op.dst.display, op.f.Line)
+		return retryf(KindExists, "'%s' already exists; a copy (patch line %d) creates a new file.", op.dst.display, op.f.Line)
 	}
 	return nil
 }
@@ -424,9 +424,9 @@ func (s *Set) loadWhole(ctx context.Context, t target, guard bool) (existing, er
 	case err != nil:
 		return existing{}, s.storageErr(err, t.display)
 	case !info.IsRegular():
-		return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
+		return existing{}, retryf(KindNotRegular, "Path '%s' exists and is not a regular file.", t.display)
 	case info.Size > s.maxEdit:
-		return existing{}, retryf("'%s' is %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, info.Size, s.maxEdit)
+		return existing{}, retryf(KindTooLarge, "'%s' is %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, info.Size, s.maxEdit)
 	}
 	r, err := s.b.OpenRead(ctx, t.resolved)
 	if err != nil {
@@ -438,7 +438,7 @@ func (s *Set) loadWhole(ctx context.Context, t target, guard bool) (existing, er
 		return existing{}, s.storageErr(err, t.display)
 	}
 	if old.partial {
-		return existing{}, retryf("'%s' is more than %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, s.maxEdit, s.maxEdit)
+		return existing{}, retryf(KindTooLarge, "'%s' is more than %d bytes; apply_patch replaces and deletes files up to %d bytes, as it keeps them to restore. No changes were written.", t.display, s.maxEdit, s.maxEdit)
 	}
 	if !guard {
 		return old, nil
@@ -676,9 +676,9 @@ func (s *Set) crossMove(ctx context.Context, op *patchOp, done *[]commitStep) er
 func (s *Set) stepErr(ctx context.Context, err error, display string) error {
 	switch {
 	case errors.Is(err, backend.ErrPrecondition), errors.Is(err, fs.ErrExist):
-		return retryf("Conflict: path '%s' changed while the patch was being applied.", display)
+		return retryf(KindConflict, "Conflict: path '%s' changed while the patch was being applied.", display)
 	case errors.Is(err, fs.ErrNotExist):
-		return retryf("Conflict: path '%s' disappeared while the patch was being applied.", display)
+		return retryf(KindConflict, "Conflict: path '%s' disappeared while the patch was being applied.", display)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
@@ -709,7 +709,7 @@ func (s *Set) restore(ctx context.Context, cause error, done []commitStep) error
 	}
 	msg += "."
 	if IsRetry(cause) && len(lost) == 0 {
-		return retryf("%s", msg)
+		return retryf(KindOf(cause), "%s", msg)
 	}
 	return &fatalError{msg: msg, err: cause}
 }

@@ -64,7 +64,7 @@ func decodeArgsJSON(raw json.RawMessage, fields []arg) error {
 				}
 				names.WriteString(f.name)
 			}
-			return retryf("Unknown argument '%s'. Valid arguments: %s.", k, names.String())
+			return retryf(KindInvalid, "Unknown argument '%s'. Valid arguments: %s.", k, names.String())
 		}
 	}
 	all := make([][]byte, len(fields))
@@ -74,12 +74,12 @@ func decodeArgsJSON(raw json.RawMessage, fields []arg) error {
 	return assignArgs(fields, all)
 }
 
-// argErr is the retry before+name+after. It copies name where retryf
+// argErr is the retry (KindInvalid) before+name+after. It copies name where retryf
 // would let it escape, and with it every destination of decodeArgs (the
 // compiler tracks the fields as a whole), which would then be allocated
 // on each call.
 func argErr(before, name, after string) error {
-	return &RetryError{Message: before + name + after}
+	return &RetryError{Message: before + name + after, Kind: KindInvalid}
 }
 
 // maxArgs is the most fields decodeArgs scans in one pass; more than any
@@ -332,7 +332,7 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 		if err != nil {
 			detail = strings.TrimPrefix(err.Error(), "json: ")
 		}
-		return nil, retryf("Invalid arguments: %s. Send the arguments as a JSON object.", detail)
+		return nil, retryf(KindInvalid, "Invalid arguments: %s. Send the arguments as a JSON object.", detail)
 	}
 	return obj, nil
 }
@@ -438,7 +438,9 @@ func decodeReplacements(name string, v []byte, d *[]replacement) error {
 // item (as "replacements[2]").
 func decodeReplacement(item string, v []byte) (replacement, error) {
 	var r replacement
-	notObject := func() error { return retryf("Argument '%s' must be an object with old_text and new_text.", item) }
+	notObject := func() error {
+		return retryf(KindInvalid, "Argument '%s' must be an object with old_text and new_text.", item)
+	}
 	if len(v) == 0 || v[0] != '{' {
 		return r, notObject()
 	}
@@ -463,7 +465,7 @@ func decodeReplacement(item string, v []byte) (replacement, error) {
 		case "new_text":
 			newText = v[i:end]
 		default:
-			return r, retryf("Unknown argument '%s.%s'. Valid arguments: old_text, new_text.", item, key)
+			return r, retryf(KindInvalid, "Unknown argument '%s.%s'. Valid arguments: old_text, new_text.", item, key)
 		}
 		if i = skipSpace(v, end); i < len(v) && v[i] == ',' {
 			i = skipSpace(v, i+1)
@@ -475,7 +477,7 @@ func decodeReplacement(item string, v []byte) (replacement, error) {
 		dst *string
 	}{{"old_text", oldText, &r.OldText}, {"new_text", newText, &r.NewText}} {
 		if f.v == nil || isNull(f.v) {
-			return r, retryf("Missing required argument '%s.%s'.", item, f.key)
+			return r, retryf(KindInvalid, "Missing required argument '%s.%s'.", item, f.key)
 		}
 		if err := decodeValue(item+"."+f.key, f.v, f.dst); err != nil {
 			return r, err

@@ -15,28 +15,54 @@ type callListenersKey struct{}
 // (an MCP server with many sessions) can ask and tell the caller's own
 // host.
 type callListeners struct {
-	change func(context.Context, *ChangeRequest) error
-	event  func(context.Context, Event)
+	// change and event are in the order they were added; the slices are
+	// never appended to in place, as contexts derived from one another
+	// share them.
+	change []func(context.Context, *ChangeRequest) error
+	event  []func(context.Context, Event)
+	ended  []func(ctx context.Context, tool string, err error)
 	walked *atomic.Int64
 	lines  func(pathLens []int)
 }
 
 // WithChangeListener returns a copy of ctx under which every tool call
 // also announces its change requests to fn, after Options.OnChangeRequest
-// and only when that did not cancel the change. fn may Cancel the
-// request; the re-check after it and the result text of a cancelled
-// change are the same as for Options.OnChangeRequest.
+// and the change listeners ctx already carries, in the order they were
+// added, and only when none of them failed or cancelled the change: the
+// first error or Cancel stops the change, and the listeners after it do
+// not hear of it. fn may Cancel the request; the re-check after it and
+// the result text of a cancelled change are the same as for
+// Options.OnChangeRequest. A listener added by an outer caller (a
+// quota's reservation) thus still runs when an inner one (an approval)
+// adds its own, and can tell from req.Cancelled after the call whether
+// the change it saw was let through.
 func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeRequest) error) context.Context {
 	l := listenersOf(ctx)
-	l.change = fn
+	l.change = append(l.change[:len(l.change):len(l.change)], fn)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
 // WithEventListener returns a copy of ctx under which every tool call
-// also reports its events to fn, after Options.OnEvent.
+// also reports its events to fn, after Options.OnEvent and the event
+// listeners ctx already carries, in the order they were added: every
+// listener hears every event.
 func WithEventListener(ctx context.Context, fn func(context.Context, Event)) context.Context {
 	l := listenersOf(ctx)
-	l.event = fn
+	l.event = append(l.event[:len(l.event):len(l.event)], fn)
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// WithCallEnd returns a copy of ctx under which every Tool.Call tells fn,
+// after the listeners of this kind ctx already carries, how it ended: the
+// tool's name and the error the call returns (nil when it succeeded).
+// A host that sees only a protocol's result (an MCP tool handler's
+// isError) learns from it the refusal's kind ([KindOf]) and how the call
+// really ended ([OutcomeOf]). A server that runs a tool more than once
+// for one request (an approval's two rounds) reports each run; the last
+// is the request's answer.
+func WithCallEnd(ctx context.Context, fn func(ctx context.Context, tool string, err error)) context.Context {
+	l := listenersOf(ctx)
+	l.ended = append(l.ended[:len(l.ended):len(l.ended)], fn)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
@@ -85,23 +111,33 @@ func listenersOf(ctx context.Context) callListeners {
 }
 
 // changeListener returns the listener a change under ctx announces to:
-// Options.OnChangeRequest, the context's, both in that order, or nil for
-// none (then no diff needs to be built for it).
+// Options.OnChangeRequest, then the context's in the order they were
+// added, each only while none before it failed or cancelled the change;
+// or nil for none (then no diff needs to be built for it).
 func (s *Set) changeListener(ctx context.Context) func(context.Context, *ChangeRequest) error {
 	own, call := s.opts.OnChangeRequest, listenersOf(ctx).change
 	switch {
-	case own == nil:
-		return call
-	case call == nil:
+	case own == nil && len(call) == 0:
+		return nil
+	case own != nil && len(call) == 0:
 		return own
+	case own == nil && len(call) == 1:
+		return call[0]
 	}
 	return func(ctx context.Context, req *ChangeRequest) error {
-		if err := own(ctx, req); err != nil {
-			return err
+		if own != nil {
+			if err := own(ctx, req); err != nil {
+				return err
+			}
 		}
-		if _, ok := req.Cancelled(); ok {
-			return nil
+		for _, fn := range call {
+			if _, ok := req.Cancelled(); ok {
+				return nil
+			}
+			if err := fn(ctx, req); err != nil {
+				return err
+			}
 		}
-		return call(ctx, req)
+		return nil
 	}
 }

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,4 +63,118 @@ func TestCallListeners(t *testing.T) {
 			wantEqual(t, rec.kinds(), wantKinds)
 		})
 	}
+}
+
+// TestCallListenersChain: listeners added to a context that already has
+// some run after them, in order; every event listener hears every event,
+// the first change listener to cancel or fail stops the change and the
+// ones after it, and a context derived twice from one parent keeps its
+// two chains apart.
+func TestCallListenersChain(t *testing.T) {
+	tests := []struct {
+		name     string
+		cancelAt int // the change listener that cancels (1-based); 0 none
+		failAt   int // the change listener that fails; 0 none
+		want     string
+		asked    string
+		wantFile string
+	}{
+		{"all let through", 0, 0, "Wrote 1 char (1 line) to f.txt.", "123", "b"},
+		{"second cancels", 2, 0, "['f.txt' was not written: no 2]", "12", "a\n"},
+		{"first fails", 0, 1, "", "1", "a\n"},
+		{"last cancels", 3, 0, "['f.txt' was not written: no 3]", "123", "a\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := localFixture(t)
+			fx.put(t, "f.txt", "a\n")
+			s := newSet(t, fx.b, Options{NoContentHashes: true})
+			var asked, heard strings.Builder
+			ctx := context.Background()
+			for i := 1; i <= 3; i++ {
+				ctx = WithChangeListener(ctx, func(_ context.Context, r *ChangeRequest) error {
+					fmt.Fprint(&asked, i)
+					if tt.failAt == i {
+						return errors.New("listener down")
+					}
+					if tt.cancelAt == i {
+						r.Cancel(fmt.Sprint("no ", i))
+					}
+					return nil
+				})
+				ctx = WithEventListener(ctx, func(_ context.Context, ev Event) { fmt.Fprint(&heard, i, ev.Kind(), ";") })
+			}
+			out, err := s.Call(ctx, "write_file", args(t, "path", "f.txt", "content", "b"))
+			if tt.failAt != 0 {
+				if err == nil || IsRetry(err) || OutcomeOf(err) != OutcomeError {
+					t.Fatalf("a failed listener: %q, %v", out, err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			wantEqual(t, out, tt.want)
+			wantEqual(t, asked.String(), tt.asked)
+			wantEqual(t, fx.mustGet(t, "f.txt"), tt.wantFile)
+			wantHeard := ""
+			if tt.wantFile == "b" {
+				wantHeard = "1file_written;2file_written;3file_written;"
+			}
+			wantEqual(t, heard.String(), wantHeard)
+		})
+	}
+
+	// Two contexts derived from one parent each keep their own chain.
+	fx := localFixture(t)
+	s := newSet(t, fx.b, Options{NoContentHashes: true})
+	var got []string
+	parent := WithChangeListener(context.Background(), func(context.Context, *ChangeRequest) error {
+		got = append(got, "parent")
+		return nil
+	})
+	parent = WithChangeListener(parent, func(context.Context, *ChangeRequest) error { return nil })
+	a := WithChangeListener(parent, func(context.Context, *ChangeRequest) error {
+		got = append(got, "a")
+		return nil
+	})
+	b := WithChangeListener(parent, func(context.Context, *ChangeRequest) error {
+		got = append(got, "b")
+		return nil
+	})
+	ok := func(ctx context.Context, name string) {
+		if _, err := s.Call(ctx, "write_file", args(t, "path", name, "content", "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok(a, "a.txt")
+	ok(b, "b.txt")
+	wantEqual(t, strings.Join(got, ","), "parent,a,parent,b")
+}
+
+// TestCallEnd: the listeners of WithCallEnd hear the error of every call
+// as it returns it, so a host that sees only a protocol's result can tell
+// a refusal's kind and how the call ended.
+func TestCallEnd(t *testing.T) {
+	fx := localFixture(t)
+	fx.put(t, "f.txt", "a\n")
+	s := newSet(t, fx.b, Options{})
+	ro := newSet(t, fx.b, Options{ReadOnly: true})
+	var got []string
+	ctx := context.Background()
+	for _, who := range []string{"outer", "inner"} {
+		ctx = WithCallEnd(ctx, func(_ context.Context, tool string, err error) {
+			got = append(got, fmt.Sprintf("%s %s %s %s", who, tool, OutcomeOf(err), KindOf(err)))
+		})
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	s.Call(ctx, "read_file", args(t, "path", "f.txt"))
+	s.Call(ctx, "read_file", args(t, "path", "nope"))
+	s.Call(cctx, "read_file", args(t, "path", "f.txt"))
+	ro.Call(ctx, "write_file", args(t, "path", "f.txt", "content", "b"))
+	wantEqual(t, strings.Join(got, "\n"), strings.Join([]string{
+		"outer read_file ok ", "inner read_file ok ",
+		"outer read_file refused not_found", "inner read_file refused not_found",
+		"outer read_file cancelled ", "inner read_file cancelled ",
+		"outer write_file refused read_only", "inner write_file refused read_only",
+	}, "\n"))
 }

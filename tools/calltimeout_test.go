@@ -50,11 +50,14 @@ func TestCallTimeout(t *testing.T) {
 			_, err = s.Call(ctx, "write_file", args(t, "path", "a.txt", "content", "new\n"))
 			switch {
 			case tt.retry != "":
-				if !IsRetry(err) || !strings.HasPrefix(err.Error(), tt.retry) {
-					t.Fatalf("error %v, want a retry starting %q", err, tt.retry)
+				if !IsRetry(err) || !strings.HasPrefix(err.Error(), tt.retry) || !errors.Is(err, KindTimeout) {
+					t.Fatalf("error %v (kind %q), want a retry of KindTimeout starting %q", err, KindOf(err), tt.retry)
 				}
 			case !errors.Is(err, context.DeadlineExceeded) || IsRetry(err):
 				t.Fatalf("error %v, want the caller's context.DeadlineExceeded", err)
+			}
+			if got := OutcomeOf(err); got != OutcomeTimedOut {
+				t.Errorf("OutcomeOf(%v) = %s, want %s", err, got, OutcomeTimedOut)
 			}
 			if got := fx.mustGet(t, "a.txt"); got != "old\n" {
 				t.Fatalf("a.txt holds %q after the call ended", got)

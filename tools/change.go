@@ -68,7 +68,7 @@ func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, e
 	case errors.Is(err, backend.ErrNotDir):
 		return existing{}, parentNotDir(t.display)
 	case errors.Is(err, backend.ErrIsDir), errors.Is(err, backend.ErrNotRegular):
-		return existing{}, retryf("Path '%s' exists and is not a regular file.", t.display)
+		return existing{}, retryf(KindNotRegular, "Path '%s' exists and is not a regular file.", t.display)
 	case err != nil:
 		return existing{}, s.storageErr(err, t.display)
 	}
@@ -142,11 +142,11 @@ func (s *Set) checkParent(ctx context.Context, t target) error {
 }
 
 func parentMissing(display string) error {
-	return retryf("Parent directory '%s' does not exist. Use create_directory first.", path.Dir(strings.TrimRight(display, "/")))
+	return retryf(KindNotFound, "Parent directory '%s' does not exist. Use create_directory first.", path.Dir(strings.TrimRight(display, "/")))
 }
 
 func parentNotDir(display string) error {
-	return retryf("Path '%s' has a parent that is not a directory.", display)
+	return retryf(KindNotDir, "Path '%s' has a parent that is not a directory.", display)
 }
 
 // checkExpected compares the model's expected_hash with the current
@@ -161,7 +161,7 @@ func checkExpected(display, expected, current string) error {
 }
 
 func conflict(display, expected, got string) error {
-	return retryf("Conflict: file '%s' has changed (expected hash:%s, got hash:%s). Re-read the file and retry.", display, expected, got)
+	return retryf(KindConflict, "Conflict: file '%s' has changed (expected hash:%s, got hash:%s). Re-read the file and retry.", display, expected, got)
 }
 
 // change is a write or edit that passed every check and is ready to be
@@ -246,7 +246,7 @@ func (s *Set) writeErr(ctx context.Context, c *change, err error) error {
 	case errors.Is(err, backend.ErrPrecondition), errors.Is(err, fs.ErrExist):
 		return s.conflictNow(ctx, c)
 	case errors.Is(err, backend.ErrIsDir), errors.Is(err, backend.ErrNotRegular):
-		return retryf("Path '%s' exists and is not a regular file.", c.t.display)
+		return retryf(KindNotRegular, "Path '%s' exists and is not a regular file.", c.t.display)
 	case errors.Is(err, backend.ErrNotDir):
 		return parentNotDir(c.t.display)
 	case errors.Is(err, fs.ErrNotExist):
@@ -275,7 +275,7 @@ func (s *Set) conflictNow(ctx context.Context, c *change) error {
 		}
 	}
 	if c.old.exists && got == exp {
-		return retryf("Conflict: file '%s' still holds the expected content (hash:%s), but the storage refused the change as if it had changed: it was rewritten with the same content meanwhile, or the storage misreports its precondition. Retry the call.", c.t.display, exp)
+		return retryf(KindConflict, "Conflict: file '%s' still holds the expected content (hash:%s), but the storage refused the change as if it had changed: it was rewritten with the same content meanwhile, or the storage misreports its precondition. Retry the call.", c.t.display, exp)
 	}
 	return conflict(c.t.display, exp, got)
 }

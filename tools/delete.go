@@ -58,7 +58,7 @@ func (s *Set) deleteFile(ctx context.Context, raw json.RawMessage) (string, erro
 	}
 	if info.IsDir() {
 		if expected != nil {
-			return "", retryf("'%s' is a directory; expected_hash applies to files only.", p)
+			return "", retryf(KindIsDir, "'%s' is a directory; expected_hash applies to files only.", p)
 		}
 		return s.deleteDir(ctx, t, recursive)
 	}
@@ -71,11 +71,11 @@ func (s *Set) deleteFile(ctx context.Context, raw json.RawMessage) (string, erro
 func (s *Set) checkRemovable(t target) error {
 	switch {
 	case t.resolved == ".":
-		return retryf("Path '%s' is the root of the workspace and cannot be deleted or moved.", t.display)
+		return retryf(KindProtected, "Path '%s' is the root of the workspace and cannot be deleted or moved.", t.display)
 	case s.rooted && !strings.Contains(t.resolved, "/"):
-		return retryf("Path '%s' is a mount and cannot be deleted or moved.", t.display)
+		return retryf(KindProtected, "Path '%s' is a mount and cannot be deleted or moved.", t.display)
 	case backend.IsWithin(s.cwd, t.resolved):
-		return retryf("Path '%s' holds the working directory and cannot be deleted or moved.", t.display)
+		return retryf(KindProtected, "Path '%s' holds the working directory and cannot be deleted or moved.", t.display)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 		}
 		diff, truncated = s.diffTo(t, old, existing{})
 	} else if expected != nil {
-		return "", retryf("Path '%s' is not a regular file; expected_hash applies to files only.", t.display)
+		return "", retryf(KindNotRegular, "Path '%s' is not a regular file; expected_hash applies to files only.", t.display)
 	}
 	var sizes []SizeChange
 	if old.exists {
@@ -161,7 +161,7 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 	if err != nil {
 		return "", s.storageErr(err, t.display)
 	}
-	notEmpty := retryf("Directory '%s' is not empty. Pass recursive: true to delete it and everything in it.", t.display)
+	notEmpty := retryf(KindNotEmpty, "Directory '%s' is not empty. Pass recursive: true to delete it and everything in it.", t.display)
 	if len(entries) > 0 && !recursive {
 		return "", notEmpty
 	}
@@ -183,7 +183,7 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 	case errors.Is(err, backend.ErrNotEmpty) && n == 0:
 		return "", notEmpty
 	case errors.Is(err, backend.ErrNotEmpty):
-		return "", retryf("Conflict: directory '%s' changed while it was being deleted; what appeared meanwhile is still there. Check it and retry.", t.display)
+		return "", retryf(KindConflict, "Conflict: directory '%s' changed while it was being deleted; what appeared meanwhile is still there. Check it and retry.", t.display)
 	case err != nil:
 		return "", s.storageErr(err, t.display)
 	}
@@ -215,7 +215,7 @@ func (s *Set) entryRefusal(t target, name string) error {
 	err := s.rules.CheckWrite(name, name)
 	var d *policy.Denied
 	if errors.As(err, &d) {
-		return retryf("Directory '%s' cannot be changed as a whole: %s", t.display, d.Naming(s.canonical(name)).Message)
+		return retryf(deniedKind(d), "Directory '%s' cannot be changed as a whole: %s", t.display, d.Naming(s.canonical(name)).Message)
 	}
 	return err
 }

@@ -69,7 +69,7 @@ func (s *Set) editFile(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", err
 	}
 	if i := invalidUTF8(old.data); i >= 0 {
-		return "", retryf("%s is not valid UTF-8 (invalid byte at offset %d); edit_file only edits UTF-8 text.", p, i)
+		return "", retryf(KindNotText, "%s is not valid UTF-8 (invalid byte at offset %d); edit_file only edits UTF-8 text.", p, i)
 	}
 	if expected != nil {
 		if err := checkExpected(p, *expected, old.hash); err != nil {
@@ -188,7 +188,7 @@ func (s *Set) loadText(ctx context.Context, t target, tool string) (existing, er
 	}
 	head = head[:n]
 	if isBinaryPrefix(head) {
-		return existing{}, retryf("%s is a binary file; %s only %ss text files.", t.display, tool, editVerb(tool))
+		return existing{}, retryf(KindNotText, "%s is a binary file; %s only %ss text files.", t.display, tool, editVerb(tool))
 	}
 	if info.Size > s.maxEdit {
 		return existing{}, s.tooBigToEdit(tool, t.display, strconv.FormatInt(info.Size, 10))
@@ -206,7 +206,7 @@ func (s *Set) loadText(ctx context.Context, t target, tool string) (existing, er
 // tooBigToEdit refuses a file above the edit limit; size says how large
 // it is.
 func (s *Set) tooBigToEdit(tool, display, size string) error {
-	return retryf("'%s' is %s bytes; %s %s files up to %d bytes. Use write_file to replace it.", display, size, tool, editVerb(tool)+"s", s.maxEdit)
+	return retryf(KindTooLarge, "'%s' is %s bytes; %s %s files up to %d bytes. Use write_file to replace it.", display, size, tool, editVerb(tool)+"s", s.maxEdit)
 }
 
 // editVerb is what the tool does to a text file: edit_file edits,
@@ -242,16 +242,16 @@ func editList(oldText, newText *string, reps *[]replacement) ([]replacement, err
 	list := reps != nil && len(*reps) > 0
 	switch {
 	case pair && list:
-		return nil, retryf("Provide either old_text and new_text or a non-empty replacements list, not both.")
+		return nil, retryf(KindInvalid, "Provide either old_text and new_text or a non-empty replacements list, not both.")
 	case list && len(*reps) > MaxReplacements:
-		return nil, retryf("replacements has %d items; edit_file applies at most %d per call. Send them in several calls of at most %d each. No changes were written.",
+		return nil, retryf(KindTooLarge, "replacements has %d items; edit_file applies at most %d per call. Send them in several calls of at most %d each. No changes were written.",
 			len(*reps), MaxReplacements, MaxReplacements)
 	case list:
 		return *reps, nil
 	case oldText != nil && newText != nil:
 		return []replacement{{OldText: *oldText, NewText: *newText}}, nil
 	}
-	return nil, retryf("Provide old_text and new_text, or a non-empty replacements list.")
+	return nil, retryf(KindInvalid, "Provide old_text and new_text, or a non-empty replacements list.")
 }
 
 // editOutcome is what applyEdits did: the new text, and the labels of
@@ -295,10 +295,10 @@ func applyEdits(ctx context.Context, text string, edits []replacement, display s
 // matched only under the whitespace tolerance.
 func applyEdit(ctx context.Context, pt *pieceText, e replacement, label, display string, tolerant bool) (tolerantUsed bool, err error) {
 	if e.OldText == "" {
-		return false, retryf("%s is empty; old_text must be the exact text to replace.", label)
+		return false, retryf(KindInvalid, "%s is empty; old_text must be the exact text to replace.", label)
 	}
 	if strings.TrimFunc(e.OldText, unicode.IsSpace) == "" {
-		return false, retryf("%s is only whitespace; include the surrounding text so the match is unambiguous.", label)
+		return false, retryf(KindInvalid, "%s is only whitespace; include the surrounding text so the match is unambiguous.", label)
 	}
 	old, repl := e.OldText, e.NewText
 	m, err := pt.find(ctx, old)
@@ -321,7 +321,7 @@ func applyEdit(ctx context.Context, pt *pieceText, e replacement, label, display
 		pt.replace(m.starts[0], m.starts[0]+len(old), repl)
 		return false, nil
 	case m.count > 1:
-		return false, retryf("%s found %s times in %s (%s). Include more surrounding context to make the match unique. No changes were written.",
+		return false, retryf(KindNoMatch, "%s found %s times in %s (%s). Include more surrounding context to make the match unique. No changes were written.",
 			label, countText(m), display, lineList(pt, m))
 	}
 	text := pt.String()
@@ -338,7 +338,7 @@ func applyEdit(ctx context.Context, pt *pieceText, e replacement, label, display
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	return false, retryf("%s No changes were written.", msg)
+	return false, retryf(KindNoMatch, "%s No changes were written.", msg)
 }
 
 // countText renders a match count, "more than N" past the counting cap.

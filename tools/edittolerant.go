@@ -18,7 +18,7 @@ func applyTolerant(ctx context.Context, pt *pieceText, text string, e replacemen
 		return false, err
 	}
 	if m.count > 1 {
-		return false, retryf("%s not found in %s; ignoring indentation and trailing whitespace it occurs %s times (%s). Include more surrounding context to make the match unique. No changes were written.",
+		return false, retryf(KindNoMatch, "%s not found in %s; ignoring indentation and trailing whitespace it occurs %s times (%s). Include more surrounding context to make the match unique. No changes were written.",
 			label, display, countText(m), lineList(newPieceText(nt), m))
 	}
 	la, ca := lineCol(nt, m.starts[0])

@@ -174,14 +174,14 @@ func (r *ChangeRequest) Cancelled() (reason string, ok bool) {
 // listened reports whether emit under ctx reaches a listener, so that
 // what only an event carries (an edit's diff) is built only then.
 func (s *Set) listened(ctx context.Context) bool {
-	return s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil || listenersOf(ctx).event != nil
+	return s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil || len(listenersOf(ctx).event) > 0
 }
 
 func (s *Set) emit(ctx context.Context, ev Event) {
 	if s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil {
 		s.opts.OnEvent(ctx, ev)
 	}
-	if fn := listenersOf(ctx).event; fn != nil {
+	for _, fn := range listenersOf(ctx).event {
 		fn(ctx, ev)
 	}
 }

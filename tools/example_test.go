@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -74,4 +75,32 @@ func ExampleOptions_OnChangeRequest() {
 	// -one
 	// +two
 	// ['a.txt' was not edited: edits need a review]
+}
+
+// A host tells refusals apart by kind, never by their text, and records
+// how each call ended.
+func ExampleKindOf() {
+	dir, _ := os.MkdirTemp("", "fencefs-example")
+	defer os.RemoveAll(dir)
+	b, _ := local.New(dir)
+	defer b.Close()
+	set, _ := tools.New(b, tools.Options{})
+
+	_, err := set.Call(context.Background(), "read_file", json.RawMessage(`{"path": "missing.md"}`))
+	switch {
+	case errors.Is(err, tools.KindNotFound):
+		fmt.Println("not found:", tools.Message(err))
+	case errors.Is(err, tools.KindConflict):
+		fmt.Println("conflict")
+	}
+	fmt.Println(tools.KindOf(err), tools.OutcomeOf(err))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = set.Call(ctx, "read_file", json.RawMessage(`{"path": "missing.md"}`))
+	fmt.Println(tools.OutcomeOf(err))
+	// Output:
+	// not found: File not found: missing.md
+	// not_found refused
+	// cancelled
 }

@@ -36,16 +36,16 @@ func (s *Set) findFiles(ctx context.Context, raw json.RawMessage) (string, error
 	pat, err := glob.Compile(pattern)
 	switch {
 	case errors.Is(err, glob.ErrAbsolute):
-		return "", retryf("Pattern '%s' must be relative to the search path, not absolute.", pattern)
+		return "", retryf(KindInvalid, "Pattern '%s' must be relative to the search path, not absolute.", pattern)
 	case err != nil:
-		return "", retryf("Pattern '%s' is not a valid glob pattern.", pattern)
+		return "", retryf(KindInvalid, "Pattern '%s' is not a valid glob pattern.", pattern)
 	}
 	root, info, err := s.walkRoot(ctx, nameFindFiles, p)
 	if err != nil {
 		return "", err
 	}
 	if !info.IsDir() {
-		return "", retryf("Not a directory: %s", p)
+		return "", retryf(KindNotDir, "Not a directory: %s", p)
 	}
 	f := s.newWalkFilter(root)
 	f.relevant = func(rel string, isDir bool) bool {

@@ -58,7 +58,7 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	if q.context < 0 || q.context > textsearch.MaxContext {
-		return "", retryf("Invalid context %d: context must be between 0 and %d.", q.context, textsearch.MaxContext)
+		return "", retryf(KindInvalid, "Invalid context %d: context must be between 0 and %d.", q.context, textsearch.MaxContext)
 	}
 	var err error
 	if q.sel, err = newSelection(g, fileType); err != nil {
@@ -108,10 +108,10 @@ func (s *Set) grep(ctx context.Context, raw json.RawMessage) (string, error) {
 func (q grepQuery) compile() (*textsearch.Matcher, error) {
 	m, err := textsearch.Compile(q.pattern, textsearch.Options{IgnoreCase: q.ignoreCase, Literal: q.literal, Context: q.context, SkipBOM: true})
 	if err != nil {
-		return nil, retryf("Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, retryf(KindInvalid, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	if m.HasNewline() {
-		return nil, retryf("Invalid regex pattern: the pattern matches a line break, but grep matches one line at a time.")
+		return nil, retryf(KindInvalid, "Invalid regex pattern: the pattern matches a line break, but grep matches one line at a time.")
 	}
 	return m, nil
 }
@@ -123,14 +123,14 @@ func (q grepQuery) compile() (*textsearch.Matcher, error) {
 func (s *Set) grepErr(err error, q grepQuery, display string) error {
 	switch {
 	case errors.Is(err, rg.ErrTimeout):
-		return retryf("ripgrep did not finish within %s. Search a smaller directory or narrow the search with glob or file_type.", s.opts.RipgrepTimeout)
+		return retryf(KindTimeout, "ripgrep did not finish within %s. Search a smaller directory or narrow the search with glob or file_type.", s.opts.RipgrepTimeout)
 	case errors.Is(err, rg.ErrPattern):
 		if _, cerr := q.compile(); cerr != nil {
 			return cerr
 		}
-		return retryf("Invalid regex pattern: ripgrep's regular expression syntax does not accept this pattern.")
+		return retryf(KindInvalid, "Invalid regex pattern: ripgrep's regular expression syntax does not accept this pattern.")
 	case errors.Is(err, rg.ErrGlob) && len(q.sel.globs) > 0:
-		return retryf("Pattern '%s' is not a valid glob pattern.", q.sel.globs[0])
+		return retryf(KindInvalid, "Pattern '%s' is not a valid glob pattern.", q.sel.globs[0])
 	}
 	return s.storageErr(err, display)
 }

@@ -39,10 +39,10 @@ func (s *Set) checkRead(t target, current string) error {
 	}
 	h, ok := s.guard.seen(t.resolved)
 	if !ok {
-		return retryf("'%s' has not been read yet; read it before changing it.", t.display)
+		return retryf(KindNotRead, "'%s' has not been read yet; read it before changing it.", t.display)
 	}
 	if h != current {
-		return retryf("'%s' changed since it was read; read it again.", t.display)
+		return retryf(KindConflict, "'%s' changed since it was read; read it again.", t.display)
 	}
 	return nil
 }

@@ -126,8 +126,8 @@ func ok(t *testing.T, s *Set, tool string, kv ...any) string {
 	return out
 }
 
-// retry calls a tool that must fail with a retryable error and returns
-// its message.
+// retry calls a tool that must fail with a retryable error of a known
+// kind and returns its message.
 func retry(t *testing.T, s *Set, tool string, kv ...any) string {
 	t.Helper()
 	out, err := s.Call(context.Background(), tool, args(t, kv...))
@@ -136,6 +136,9 @@ func retry(t *testing.T, s *Set, tool string, kv ...any) string {
 	}
 	if !IsRetry(err) {
 		t.Fatalf("%s(%v): error %v is not a retry error", tool, kv, err)
+	}
+	if k := KindOf(err); k == KindUnknown || !errors.Is(err, k) || OutcomeOf(err) == OutcomeError {
+		t.Errorf("%s(%v): refusal %q has kind %q (outcome %s); every refusal has a kind", tool, kv, err, k, OutcomeOf(err))
 	}
 	return err.Error()
 }

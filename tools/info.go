@@ -55,7 +55,7 @@ func (s *Set) fileInfo(ctx context.Context, raw json.RawMessage) (string, error)
 			return "", s.infoErr(err, p)
 		}
 		if !info.IsDir() {
-			return "", retryf("Path '%s' is not a regular file or directory.", p)
+			return "", retryf(KindNotRegular, "Path '%s' is not a regular file or directory.", p)
 		}
 		lines = append(lines, "type: directory", sizeLine(info.Size))
 	default:
@@ -120,7 +120,7 @@ func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
 	if errors.Is(err, fs.ErrInvalid) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
 		// The link was replaced or removed since the stat: no longer a
 		// link (EINVAL), or gone.
-		return "", retryf("Path '%s' changed while it was being used. Try again.", t.display)
+		return "", retryf(KindConflict, "Path '%s' changed while it was being used. Try again.", t.display)
 	}
 	return "", s.storageErr(err, t.display)
 }
@@ -129,9 +129,9 @@ func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
 func (s *Set) infoErr(err error, display string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, backend.ErrNotDir):
-		return retryf("Path not found: %s", display)
+		return retryf(KindNotFound, "Path not found: %s", display)
 	case errors.Is(err, backend.ErrNotRegular):
-		return retryf("Path '%s' is not a regular file or directory.", display)
+		return retryf(KindNotRegular, "Path '%s' is not a regular file or directory.", display)
 	}
 	return s.storageErr(err, display)
 }

@@ -104,9 +104,9 @@ func (s *Set) writeListDetail(b *strings.Builder, we walkEntry) {
 func (s *Set) listErr(err error, display string) error {
 	switch {
 	case errors.Is(err, backend.ErrNotDir):
-		return retryf("Not a directory: %s", display)
+		return retryf(KindNotDir, "Not a directory: %s", display)
 	case errors.Is(err, fs.ErrNotExist):
-		return retryf("Directory not found: %s", display)
+		return retryf(KindNotFound, "Directory not found: %s", display)
 	}
 	return s.storageErr(err, display)
 }

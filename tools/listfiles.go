@@ -127,14 +127,14 @@ func newSelection(g, fileType *string) (selection, error) {
 	if g != nil && *g != "" {
 		rules, _, ok := glob.ParseOverrides([]string{*g})
 		if !ok || strings.IndexByte(*g, 0) >= 0 {
-			return sel, retryf("Pattern '%s' is not a valid glob pattern.", *g)
+			return sel, retryf(KindInvalid, "Pattern '%s' is not a valid glob pattern.", *g)
 		}
 		sel.globs, sel.overrides = []string{*g}, rules
 	}
 	if fileType != nil && *fileType != "" {
 		globs, ok := rg.TypeGlobs(*fileType)
 		if !ok {
-			return sel, retryf("Unknown file_type '%s'. Use a ripgrep type name such as 'py', 'go', 'js', 'rust' or 'md'.", *fileType)
+			return sel, retryf(KindInvalid, "Unknown file_type '%s'. Use a ripgrep type name such as 'py', 'go', 'js', 'rust' or 'md'.", *fileType)
 		}
 		sel.fileType, sel.typeGlobs = *fileType, globs
 	}

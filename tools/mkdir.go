@@ -63,7 +63,7 @@ func (s *Set) dirExists(ctx context.Context, t target) (bool, error) {
 	case err == nil && info.IsDir():
 		return true, nil
 	case err == nil:
-		return false, retryf("Path '%s' exists and is not a directory.", t.display)
+		return false, retryf(KindExists, "Path '%s' exists and is not a directory.", t.display)
 	case errors.Is(err, backend.ErrNotDir):
 		return false, parentNotDir(t.display)
 	case !errors.Is(err, fs.ErrNotExist):
@@ -93,7 +93,7 @@ func (s *Set) checkMount(ctx context.Context, t target) error {
 	if _, err := backend.Stat(ctx, s.b, mount); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return retryf("Path '%s' cannot be created: '%s' is not a mount. Create directories inside a mount; list_directory '/' shows them.",
+	return retryf(KindReadOnly, "Path '%s' cannot be created: '%s' is not a mount. Create directories inside a mount; list_directory '/' shows them.",
 		t.display, s.canonical(mount))
 }
 
@@ -101,7 +101,7 @@ func (s *Set) checkMount(ctx context.Context, t target) error {
 func (s *Set) mkdirErr(err error, display string) error {
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return retryf("Path '%s' exists and is not a directory.", display)
+		return retryf(KindExists, "Path '%s' exists and is not a directory.", display)
 	case errors.Is(err, backend.ErrNotDir):
 		return parentNotDir(display)
 	}

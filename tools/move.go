@@ -165,9 +165,9 @@ func (s *Set) resolveTransfer(ctx context.Context, tool string, a transferArgs, 
 	}
 	switch {
 	case src.resolved == dst.resolved:
-		return src, dst, retryf("'%s' and '%s' are the same path.", a.source, a.destination)
+		return src, dst, retryf(KindInvalid, "'%s' and '%s' are the same path.", a.source, a.destination)
 	case move && backend.IsWithin(dst.resolved, src.resolved):
-		return src, dst, retryf("Cannot move '%s' into itself ('%s').", a.source, a.destination)
+		return src, dst, retryf(KindInvalid, "Cannot move '%s' into itself ('%s').", a.source, a.destination)
 	case move && s.rooted && mountOf(src.resolved) != mountOf(dst.resolved):
 		return src, dst, crossMountMsg(a.source, a.destination)
 	}
@@ -181,7 +181,7 @@ func mountOf(name string) string {
 }
 
 func crossMountMsg(src, dst string) error {
-	return retryf("Cannot move '%s' to '%s': they are on different mounts. Use copy_file, then delete_file.", src, dst)
+	return retryf(KindUnsupported, "Cannot move '%s' to '%s': they are on different mounts. Use copy_file, then delete_file.", src, dst)
 }
 
 // lockBoth takes the Set's locks of two paths, in a fixed order so that
@@ -218,16 +218,16 @@ func (s *Set) inspectTransfer(ctx context.Context, src, dst target, a transferAr
 	case err != nil:
 		return nil, s.storageErr(err, src.display)
 	case info.IsDir() && !move:
-		return nil, retryf("'%s' is a directory; copy_file copies files only.", src.display)
+		return nil, retryf(KindIsDir, "'%s' is a directory; copy_file copies files only.", src.display)
 	case info.IsDir() && a.expected != nil:
-		return nil, retryf("'%s' is a directory; expected_hash applies to files only.", src.display)
+		return nil, retryf(KindIsDir, "'%s' is a directory; expected_hash applies to files only.", src.display)
 	case info.IsDir():
 		x.dir = true
 		if _, err := s.checkTree(ctx, src, src.resolved); err != nil {
 			return nil, err
 		}
 	case !info.IsRegular():
-		return nil, retryf("Path '%s' is not a regular file or directory.", src.display)
+		return nil, retryf(KindNotRegular, "Path '%s' is not a regular file or directory.", src.display)
 	default:
 		if x.data, err = s.loadSource(ctx, src); err != nil {
 			return nil, err
@@ -255,11 +255,11 @@ func (s *Set) inspectDestination(ctx context.Context, x *transferPlan, a transfe
 	case err != nil:
 		return s.storageErr(err, dst.display)
 	case info.IsDir() && !x.dir:
-		return retryf("Destination '%s' is a directory. Name the full new path, including the file name.", dst.display)
+		return retryf(KindIsDir, "Destination '%s' is a directory. Name the full new path, including the file name.", dst.display)
 	case x.dir:
-		return retryf("Destination '%s' already exists. A directory is moved only to a path that does not exist.", dst.display)
+		return retryf(KindExists, "Destination '%s' already exists. A directory is moved only to a path that does not exist.", dst.display)
 	case !a.overwrite:
-		return retryf("Destination '%s' already exists. Pass overwrite: true to replace it.", dst.display)
+		return retryf(KindExists, "Destination '%s' already exists. Pass overwrite: true to replace it.", dst.display)
 	}
 	if x.old, err = s.loadTarget(ctx, dst, diffKeep); err != nil {
 		return err
@@ -314,7 +314,7 @@ func (s *Set) transferErr(ctx context.Context, x *transferPlan, err error) error
 	case errors.Is(err, backend.ErrPrecondition), errors.Is(err, fs.ErrExist):
 		return s.conflictNow(ctx, &change{t: x.to, old: x.old})
 	case errors.Is(err, backend.ErrIsDir), errors.Is(err, backend.ErrNotRegular):
-		return retryf("Path '%s' exists and is not a regular file.", x.to.display)
+		return retryf(KindNotRegular, "Path '%s' exists and is not a regular file.", x.to.display)
 	case errors.Is(err, backend.ErrNotDir):
 		return parentNotDir(x.to.display)
 	}

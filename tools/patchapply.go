@@ -126,7 +126,7 @@ func (l *hunkLocator) locate(n int, h patch.Hunk, cursor int) (hunkEdit, error) 
 			if hint := notFoundHint(l.ctx, l.f.text, a, "the @@ line"); hint != "" {
 				msg += " " + hint
 			}
-			return hunkEdit{}, retryf("%s No changes were written.", msg)
+			return hunkEdit{}, retryf(KindNoMatch, "%s No changes were written.", msg)
 		}
 		cursor = j + 1
 		if k := l.findLine(a, cursor, len(l.f.key)); k >= 0 {
@@ -152,7 +152,7 @@ func (l *hunkLocator) locate(n int, h patch.Hunk, cursor int) (hunkEdit, error) 
 		if pos >= cursor && l.matchAt(old, pos, false) {
 			return hunkEdit{pos: pos, n: len(old), h: h}, nil
 		}
-		return hunkEdit{}, retryf("%s: its context and removed lines do not end the file, as '*** End of File' says. No changes were written.", label)
+		return hunkEdit{}, retryf(KindNoMatch, "%s: its context and removed lines do not end the file, as '*** End of File' says. No changes were written.", label)
 	}
 	if p := h.OldStart - 1; h.Unified && p >= cursor && l.matchAt(old, p, false) {
 		return hunkEdit{pos: p, n: len(old), h: h}, nil
@@ -176,7 +176,7 @@ func (l *hunkLocator) locate(n int, h patch.Hunk, cursor int) (hunkEdit, error) 
 		if tolerant {
 			how = " once indentation and trailing whitespace are ignored"
 		}
-		return hunkEdit{}, retryf("%s: its context and removed lines match %d times%s (lines %s). Add an @@ line naming the enclosing function or class, or more context lines. No changes were written.",
+		return hunkEdit{}, retryf(KindNoMatch, "%s: its context and removed lines match %d times%s (lines %s). Add an @@ line naming the enclosing function or class, or more context lines. No changes were written.",
 			label, count, how, joinLineNumbers(starts))
 	}
 	msg := fmt.Sprintf("%s: its context and removed lines were not found", label)
@@ -190,7 +190,7 @@ func (l *hunkLocator) locate(n int, h patch.Hunk, cursor int) (hunkEdit, error) 
 	if err := l.ctx.Err(); err != nil {
 		return hunkEdit{}, err
 	}
-	return hunkEdit{}, retryf("%s No changes were written.", msg)
+	return hunkEdit{}, retryf(KindNoMatch, "%s No changes were written.", msg)
 }
 
 // findLine returns the first line in [from, to) equal to a once both are
@@ -230,7 +230,7 @@ func (l *hunkLocator) search(old []string, from, to int, tolerant bool) ([]int, 
 	count := 0
 	for p := from; p+len(old) <= to; p++ {
 		if l.compares > maxHunkCompares {
-			return nil, 0, retryf("Locating the hunks of '%s' takes too long: their lines repeat too often in the file. Add distinctive context lines or an @@ line. No changes were written.", l.file)
+			return nil, 0, retryf(KindNoMatch, "Locating the hunks of '%s' takes too long: their lines repeat too often in the file. Add distinctive context lines or an @@ line. No changes were written.", l.file)
 		}
 		if p%4096 == 0 {
 			if err := l.ctx.Err(); err != nil {

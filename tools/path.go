@@ -114,7 +114,7 @@ func (s *Set) recheck(ctx context.Context, t target, lv level) error {
 		return err
 	}
 	if again != t.resolved {
-		return retryf("Conflict: path '%s' changed while the change was being approved. Check it and retry.", t.display)
+		return retryf(KindConflict, "Conflict: path '%s' changed while the change was being approved. Check it and retry.", t.display)
 	}
 	return s.checkRules(t, lv)
 }
@@ -143,7 +143,7 @@ func (s *Set) checkRules(t target, lv level) error {
 // written, in the spelling the model can pass back (rooted in a rooted
 // namespace), and never the target of a link.
 func (s *Set) deniedMsg(d *policy.Denied, t target) error {
-	return &RetryError{Message: d.Naming(s.canonical(t.written)).Message}
+	return &RetryError{Message: d.Naming(s.canonical(t.written)).Message, Kind: deniedKind(d)}
 }
 
 // permit asks the Permission hook about an access to t, by its resolved
@@ -220,19 +220,19 @@ func pathCleaner(b backend.Backend) backend.Cleaner {
 func refusal(r backend.PathReason, p string) error {
 	switch r {
 	case backend.ReasonEmpty:
-		return retryf("Path is empty. Name a file or directory, or '.' for the working directory.")
+		return retryf(KindInvalid, "Path is empty. Name a file or directory, or '.' for the working directory.")
 	case backend.ReasonNUL, backend.ReasonControl:
-		return retryf("Path %q contains a control character; names with control characters are not allowed.", p)
+		return retryf(KindInvalid, "Path %q contains a control character; names with control characters are not allowed.", p)
 	case backend.ReasonBackslash:
-		return retryf("Path '%s' contains a backslash; separate directories with '/'.", p)
+		return retryf(KindInvalid, "Path '%s' contains a backslash; separate directories with '/'.", p)
 	case backend.ReasonDrive:
-		return retryf("Path '%s' starts with a drive prefix; paths are relative to the working directory or start with '/'.", p)
+		return retryf(KindInvalid, "Path '%s' starts with a drive prefix; paths are relative to the working directory or start with '/'.", p)
 	case backend.ReasonTooLong:
 		return tooLongMsg(p)
 	case backend.ReasonTilde:
-		return retryf("Path '%s' has a name starting with '~'; home directories are not expanded. Use a path relative to the working directory.", p)
+		return retryf(KindInvalid, "Path '%s' has a name starting with '~'; home directories are not expanded. Use a path relative to the working directory.", p)
 	case backend.ReasonInvalidUTF8:
-		return retryf("Path %q is not valid UTF-8.", p)
+		return retryf(KindInvalid, "Path %q is not valid UTF-8.", p)
 	}
 	// ReasonClimb, and the drive-like top-level name that only cleaning
 	// shows ("x/../C:"), which no storage path may have.

@@ -54,7 +54,7 @@ func (s *Set) withPathHints(name string, call func(context.Context, json.RawMess
 		for i, c := range cands {
 			names[i] = "'" + c.display + "'"
 		}
-		return "", retryf("%s. Did you mean %s?", strings.TrimSuffix(err.Error(), "."), strings.Join(names, " or "))
+		return "", retryf(KindOf(err), "%s. Did you mean %s?", strings.TrimSuffix(err.Error(), "."), strings.Join(names, " or "))
 	}
 }
 

@@ -65,10 +65,10 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 		win.limit = *limit
 	}
 	if win.offset < 0 {
-		return "", retryf("Invalid offset %d: offset must be 0 or greater.", win.offset)
+		return "", retryf(KindInvalid, "Invalid offset %d: offset must be 0 or greater.", win.offset)
 	}
 	if win.limit < 1 {
-		return "", retryf("Invalid limit %d: limit must be 1 or greater.", win.limit)
+		return "", retryf(KindInvalid, "Invalid limit %d: limit must be 1 or greater.", win.limit)
 	}
 	t, err := s.resolve(ctx, nameReadFile, p, levelRead)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 		return s.readBinary(ctx, t, scan, r.Info())
 	}
 	if scan.lines > 0 && win.offset >= scan.lines {
-		return "", retryf("Offset %d exceeds file length (%s).", win.offset, count(scan.lines, "line", "lines"))
+		return "", retryf(KindInvalid, "Offset %d exceeds file length (%s).", win.offset, count(scan.lines, "line", "lines"))
 	}
 	s.guard.remember(t.resolved, scan.hash)
 	if s.listened(ctx) {
@@ -114,10 +114,10 @@ func (s *Set) openFile(ctx context.Context, t target) (backend.FileReader, error
 func (s *Set) fileErr(err error, display string) error {
 	switch {
 	case errors.Is(err, backend.ErrIsDir):
-		return retryf("'%s' is a directory, not a file.", display)
+		return retryf(KindIsDir, "'%s' is a directory, not a file.", display)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, backend.ErrNotRegular),
 		errors.Is(err, backend.ErrNotDir), errors.Is(err, backend.ErrSymlink):
-		return retryf("File not found: %s", display)
+		return retryf(KindNotFound, "File not found: %s", display)
 	}
 	return s.storageErr(err, display)
 }

@@ -47,7 +47,7 @@ func (s *Set) ReadFile(ctx context.Context, name string, max int64) ([]byte, err
 		return nil, s.storageErr(err, p)
 	}
 	if int64(len(data)) > max {
-		return nil, retryf("File '%s' is larger than %s; read it with read_file in parts.", name, count(max, "byte", "bytes"))
+		return nil, retryf(KindTooLarge, "File '%s' is larger than %s; read it with read_file in parts.", name, count(max, "byte", "bytes"))
 	}
 	h := hashBytes(data)
 	s.guard.remember(t.resolved, h)
@@ -109,7 +109,7 @@ func (s *Set) toolPath(name string) (string, error) {
 	}
 	clean, err := backend.CleanRelative(name)
 	if err != nil || clean != name {
-		return "", retryf("Path '%s' is not a clean path from the namespace root.", name)
+		return "", retryf(KindInvalid, "Path '%s' is not a clean path from the namespace root.", name)
 	}
 	if s.rooted {
 		return backend.StorageToVirtual(name), nil

@@ -42,11 +42,11 @@ func (s *Set) searchFiles(ctx context.Context, raw json.RawMessage) (string, err
 	}
 	m, err := textsearch.Compile(pattern, textsearch.Options{})
 	if err != nil {
-		return "", retryf("Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return "", retryf(KindInvalid, "Invalid regex pattern: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	if include != nil && *include != "" {
 		if err := policy.ValidatePattern(*include); err != nil {
-			return "", retryf("Pattern '%s' is not a valid glob pattern.", *include)
+			return "", retryf(KindInvalid, "Pattern '%s' is not a valid glob pattern.", *include)
 		}
 	}
 	root, info, err := s.walkRoot(ctx, nameSearchFiles, p)

@@ -7,7 +7,9 @@
 // Each [Tool] has a name, a description, a hand-written JSON Schema for its
 // arguments and annotations, and is called with JSON arguments; the result
 // is the text shown to the model. Errors the model can correct are
-// *[RetryError] values; any other error is fatal to the call. The package
+// *[RetryError] values, each of a [Kind] errors.Is tests
+// (errors.Is(err, KindConflict)); any other error is fatal to the call,
+// and [OutcomeOf] says how any call ended. The package
 // is framework-neutral: adapting a Set to MCP or an agent framework takes
 // a few lines.
 //
@@ -110,8 +112,25 @@ type Annotations struct {
 }
 
 // Call runs the tool with its JSON arguments and returns the text for the
-// model. A *RetryError is for the model; any other error is fatal.
+// model. A *RetryError is for the model; any other error is fatal. The
+// listeners of [WithCallEnd] in ctx hear how it ended.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	text, err := t.bounded(ctx, args)
+	reportEnd(ctx, t.Name, err)
+	return text, err
+}
+
+// reportEnd tells the listeners of WithCallEnd in ctx how a call of tool
+// ended.
+func reportEnd(ctx context.Context, tool string, err error) {
+	for _, fn := range listenersOf(ctx).ended {
+		fn(ctx, tool, err)
+	}
+}
+
+// bounded runs the tool under its own deadline, when it has one that
+// comes before the caller's.
+func (t *Tool) bounded(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -126,7 +145,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	if err != nil && cctx.expired() {
 		// The call's own deadline, not the caller's: the model may ask
 		// for less.
-		return "", retryf("The call did not finish within %s and was stopped. Ask for less (a smaller directory, a narrower pattern or glob, a smaller file) and try again.", t.timeout)
+		return "", retryf(KindTimeout, "The call did not finish within %s and was stopped. Ask for less (a smaller directory, a narrower pattern or glob, a smaller file) and try again.", t.timeout)
 	}
 	return text, err
 }
@@ -240,7 +259,9 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (stri
 	t, ok := s.byName[name]
 	if !ok {
 		if s.opts.ReadOnly && slices.Contains(AllTools(), name) && !slices.Contains(ReadOnlyTools(), name) {
-			return "", readOnlySetErr(name, args)
+			err := readOnlySetErr(name, args)
+			reportEnd(ctx, name, err)
+			return "", err
 		}
 		return "", fmt.Errorf("tools: unknown tool %q", name)
 	}
@@ -258,9 +279,9 @@ func readOnlySetErr(tool string, args json.RawMessage) error {
 		a.Path = a.Source
 	}
 	if a.Path != "" && !hasControl(a.Path) {
-		return retryf("Path '%s' cannot be changed: this tool set is read-only.", a.Path)
+		return retryf(KindReadOnly, "Path '%s' cannot be changed: this tool set is read-only.", a.Path)
 	}
-	return retryf("%s is not available: this tool set is read-only.", tool)
+	return retryf(KindReadOnly, "%s is not available: this tool set is read-only.", tool)
 }
 
 // Rooted reports whether the Set's namespace is rooted: tool paths and

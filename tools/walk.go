@@ -247,7 +247,7 @@ func (s *Set) walkRoot(ctx context.Context, tool, p string) (target, backend.Fil
 	info, err := backend.Stat(ctx, s.b, root.resolved)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
-			return root, info, retryf("Path not found: %s", p)
+			return root, info, retryf(KindNotFound, "Path not found: %s", p)
 		}
 		return root, info, s.storageErr(err, p)
 	}

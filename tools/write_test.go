@@ -244,6 +244,14 @@ func TestStorageFailuresAreFatalAndClean(t *testing.T) {
 		{"host path outside", errors.New("open /var/tmp/other: device busy"), false, "Storage failure: the storage failed" + tail},
 		{"unreachable", fmt.Errorf("stat s3/ws/f.txt: s3 request failed: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), false,
 			"Storage failure: the storage server could not be reached" + tail},
+		{"file size limit", &fs.PathError{Op: "write", Path: "f.txt", Err: backend.FatalErrno(syscall.EFBIG)}, false, "Storage failure: the file is larger than the storage allows" + tail},
+		// An errno no adapter maps is no unreachable server, although
+		// syscall.Errno satisfies net.Error.
+		{"unmapped errno", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.EMFILE}, false, "Storage failure: the storage failed" + tail},
+		{"unmapped errno that says timeout", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.EAGAIN}, false, "Storage failure: the storage failed" + tail},
+		{"connection reset", &fs.PathError{Op: "write", Path: "f.txt", Err: syscall.ECONNRESET}, false, "Storage failure: the storage server could not be reached" + tail},
+		{"dial timeout", fmt.Errorf("s3 request failed: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ETIMEDOUT}), false,
+			"Storage failure: the storage server did not answer in time" + tail},
 		{"permission", &fs.PathError{Op: "write", Path: "f.txt", Err: fs.ErrPermission}, true, "Permission denied: f.txt"},
 	}
 	for _, tt := range tests {

@@ -181,20 +181,27 @@ func (b *Backend) GlobInfo(ctx context.Context, req *filesystem.GlobInfoRequest)
 // as Eino's contract says, atomically: the write commits only if no file
 // was there when it checked.
 func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error {
+	exists := false
 	ctx = tools.WithChangeListener(ctx, func(_ context.Context, r *tools.ChangeRequest) error {
 		for _, s := range r.Sizes {
 			if s.Before >= 0 {
+				exists = true
 				r.Cancel("the file already exists; edit it instead")
 			}
 		}
 		return nil
 	})
-	return b.change(ctx, "write_file", map[string]any{"path": toolPath(req.FilePath), "content": req.Content})
+	err := b.change(ctx, "write_file", map[string]any{"path": toolPath(req.FilePath), "content": req.Content})
+	if exists && tools.IsRetry(err) {
+		return tools.Refusal(tools.KindExists, tools.Message(err))
+	}
+	return err
 }
 
 // change runs a changing tool and reports a change that did not happen
 // (cancelled by a change listener: the host's, or Write's own) as the
-// refusal it is, since Eino's Backend has only an error to say so.
+// refusal it is, of tools.KindDenied (an operation the host did not
+// approve), since Eino's Backend has only an error to say so.
 func (b *Backend) change(ctx context.Context, tool string, args map[string]any) error {
 	changed := false
 	ctx = tools.WithEventListener(ctx, func(_ context.Context, ev tools.Event) {
@@ -205,7 +212,7 @@ func (b *Backend) change(ctx context.Context, tool string, args map[string]any) 
 	})
 	text, err := b.call(ctx, tool, args)
 	if err == nil && !changed {
-		return &tools.RetryError{Message: text}
+		return tools.Refusal(tools.KindDenied, text)
 	}
 	return err
 }
