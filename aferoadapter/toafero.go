@@ -159,7 +159,7 @@ func (v *view) Create(name string) (afero.File, error) {
 func (v *view) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
 		if flag&os.O_CREATE != 0 {
-			if err := v.createEmpty(name); err != nil {
+			if err := v.createEmpty(name, flag&os.O_EXCL != 0); err != nil {
 				return nil, err
 			}
 		}
@@ -168,14 +168,19 @@ func (v *view) OpenFile(name string, flag int, perm os.FileMode) (afero.File, er
 	return v.openWrite(name, flag)
 }
 
-// createEmpty creates name as an empty file unless something exists.
-func (v *view) createEmpty(name string) error {
+// createEmpty creates name as an empty file unless something exists;
+// with excl, something existing is an error wrapping fs.ErrExist, as
+// os.OpenFile's O_EXCL makes it.
+func (v *view) createEmpty(name string, excl bool) error {
 	p, err := v.follow("open", name)
 	if err != nil {
 		return err
 	}
 	err = backend.WriteFile(v.ctx, v.b, p, nil, backend.WriteOptions{Precondition: backend.Precondition{CreateOnly: true}})
-	if err != nil && !errors.Is(err, fs.ErrExist) {
+	if excl && errors.Is(err, backend.ErrIsDir) {
+		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrExist}
+	}
+	if err != nil && (excl || !errors.Is(err, fs.ErrExist)) {
 		return backend.PathError("open", name, err)
 	}
 	return nil
@@ -192,12 +197,12 @@ func (v *view) openWrite(name string, flag int) (afero.File, error) {
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, backend.PathError(op, name, err)
+	case exists && flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0:
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrExist}
 	case exists && fi.IsDir():
 		return nil, &fs.PathError{Op: op, Path: name, Err: backend.ErrIsDir}
 	case !exists && flag&os.O_CREATE == 0:
 		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-	case exists && flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0:
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrExist}
 	}
 	var pre backend.Precondition
 	var content []byte

@@ -219,6 +219,10 @@ func TestToAferoOpenFileErrors(t *testing.T) {
 		wantErr error
 	}{
 		{"f", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"f", os.O_RDONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"f", os.O_RDWR | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"d", os.O_RDONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"d", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
 		{"missing", os.O_WRONLY, fs.ErrNotExist},
 		{"d", os.O_WRONLY | os.O_CREATE, backend.ErrIsDir},
 		{"f/x", os.O_WRONLY | os.O_CREATE, backend.ErrNotDir},
