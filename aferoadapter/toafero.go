@@ -346,7 +346,11 @@ func (f *readHandle) Read(p []byte) (int, error) {
 	}
 	n, err := f.r.Read(p)
 	f.pos += int64(n)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == io.EOF && n > 0:
+		// As os.File: bytes, then the end on the next read.
+		err = nil
+	case err != nil && err != io.EOF:
 		err = backend.PathError("read", f.name, err)
 	}
 	return n, err
@@ -505,6 +509,17 @@ func (d *dirHandle) Readdir(count int) ([]os.FileInfo, error) {
 	return out, nil
 }
 
+// ReadDir reads the directory as fs.ReadDirFile does, so that io/fs
+// callers (afero.NewIOFS among them) use the listing's entries directly.
+func (d *dirHandle) ReadDir(n int) ([]fs.DirEntry, error) {
+	infos, err := d.Readdir(n)
+	entries := make([]fs.DirEntry, len(infos))
+	for i, fi := range infos {
+		entries[i] = fs.FileInfoToDirEntry(fi)
+	}
+	return entries, err
+}
+
 func (d *dirHandle) Readdirnames(n int) ([]string, error) {
 	infos, err := d.Readdir(n)
 	names := make([]string, len(infos))
@@ -586,6 +601,11 @@ func (w *writeHandle) WriteString(s string) (int, error) { return w.Write([]byte
 func (w *writeHandle) Read(p []byte) (int, error) {
 	n, err := w.ReadAt(p, w.pos)
 	w.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		// As os.File: ReadAt reports the end with the last bytes, Read on
+		// the next call.
+		err = nil
+	}
 	return n, err
 }
 
