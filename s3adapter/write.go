@@ -22,8 +22,9 @@ import (
 // OpenWrite starts writing the object name. It fails at once with
 // backend.ErrIsDir when name is a directory and backend.ErrNotDir when a
 // parent is a file, except that under [backend.WithKnownFile] naming the
-// version that the MatchVersion precondition names, the caller's word
-// replaces that check. Nothing is visible until Commit; see the package
+// version that the MatchVersion precondition names, or under
+// [backend.WithKnownMissing] naming a CreateOnly write's target, the
+// caller's word replaces that check. Nothing is visible until Commit; see the package
 // documentation for streaming, multipart uploads and preconditions. The
 // returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
@@ -36,7 +37,7 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	if !knownTarget(ctx, name, opts.Precondition) {
+	if !knownTarget(ctx, name, opts.Precondition) && !knownMissing(ctx, name, opts.Precondition) {
 		if err := f.checkWritable(ctx, name); err != nil {
 			return nil, err
 		}
@@ -51,6 +52,16 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
 	known, ok := backend.KnownFile(ctx, name)
 	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
+}
+
+// knownMissing reports whether a create needs no check that its target
+// is not a directory and its parent not a file: the caller has just seen
+// nothing at name or below it and its parent as a directory
+// (backend.WithKnownMissing), and the If-None-Match of the create refuses
+// an object made since. Without it a create one directory down costs two
+// listings more than at the top level.
+func knownMissing(ctx context.Context, name string, pre backend.Precondition) bool {
+	return pre.CreateOnly && pre.MatchHash == "" && pre.MatchVersion == "" && backend.KnownMissing(ctx, name)
 }
 
 // checkWritable refuses a write onto a directory or below a file. Both
