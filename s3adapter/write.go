@@ -488,7 +488,8 @@ func (w *writer) release() {
 }
 
 // abortUpload aborts the multipart upload id of key, retrying with
-// backoff until it succeeds, the upload is gone, or ctx ends.
+// backoff until the upload is gone, as a ListParts after the abort
+// confirms, or ctx ends.
 func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 	delay := 100 * time.Millisecond
 	for {
@@ -499,7 +500,16 @@ func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 		})
 		var nsu *types.NoSuchUpload
 		if err == nil || errors.As(err, &nsu) || isNotFound(err) {
-			return nil
+			// A part whose upload was under way when the abort came may
+			// still land and keep the upload alive (S3 says to check):
+			// done only when the upload is gone.
+			var gone bool
+			if gone, err = f.uploadGone(ctx, key, id); gone {
+				return nil
+			}
+			if err == nil {
+				err = errUploadLingers
+			}
 		}
 		// Only a server that cannot be reached or fails is worth
 		// waiting for; a refusal will not change.
@@ -516,6 +526,32 @@ func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 		}
 		delay = min(2*delay, 2*time.Second)
 	}
+}
+
+// errUploadLingers: the upload is still listed after it was aborted.
+var errUploadLingers = errors.New("s3adapter: the multipart upload is still there after its abort")
+
+// uploadGone asks whether the multipart upload id of key is gone, with a
+// one-part ListParts. A server that refuses the question (a 4xx other
+// than NoSuchUpload) is taken at its abort's word.
+func (f *FS) uploadGone(ctx context.Context, key, id string) (bool, error) {
+	_, err := f.client.ListParts(ctx, &s3.ListPartsInput{
+		Bucket:   &f.bucket,
+		Key:      aws.String(key),
+		UploadId: aws.String(id),
+		MaxParts: aws.Int32(1),
+	})
+	var nsu *types.NoSuchUpload
+	var re interface{ HTTPStatusCode() int }
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &nsu), isNotFound(err):
+		return true, nil
+	case errors.As(err, &re) && re.HTTPStatusCode() >= 400 && re.HTTPStatusCode() < 500:
+		return true, nil
+	}
+	return false, err
 }
 
 // optional returns nil for "" and a pointer to s otherwise.
