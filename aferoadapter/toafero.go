@@ -159,7 +159,7 @@ func (v *view) Create(name string) (afero.File, error) {
 func (v *view) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
 		if flag&os.O_CREATE != 0 {
-			if err := v.createEmpty(name); err != nil {
+			if err := v.createEmpty(name, flag&os.O_EXCL != 0); err != nil {
 				return nil, err
 			}
 		}
@@ -168,14 +168,19 @@ func (v *view) OpenFile(name string, flag int, perm os.FileMode) (afero.File, er
 	return v.openWrite(name, flag)
 }
 
-// createEmpty creates name as an empty file unless something exists.
-func (v *view) createEmpty(name string) error {
+// createEmpty creates name as an empty file unless something exists;
+// with excl, something existing is an error wrapping fs.ErrExist, as
+// os.OpenFile's O_EXCL makes it.
+func (v *view) createEmpty(name string, excl bool) error {
 	p, err := v.follow("open", name)
 	if err != nil {
 		return err
 	}
 	err = backend.WriteFile(v.ctx, v.b, p, nil, backend.WriteOptions{Precondition: backend.Precondition{CreateOnly: true}})
-	if err != nil && !errors.Is(err, fs.ErrExist) {
+	if excl && errors.Is(err, backend.ErrIsDir) {
+		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrExist}
+	}
+	if err != nil && (excl || !errors.Is(err, fs.ErrExist)) {
 		return backend.PathError("open", name, err)
 	}
 	return nil
@@ -192,12 +197,12 @@ func (v *view) openWrite(name string, flag int) (afero.File, error) {
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, backend.PathError(op, name, err)
+	case exists && flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0:
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrExist}
 	case exists && fi.IsDir():
 		return nil, &fs.PathError{Op: op, Path: name, Err: backend.ErrIsDir}
 	case !exists && flag&os.O_CREATE == 0:
 		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-	case exists && flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0:
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrExist}
 	}
 	var pre backend.Precondition
 	var content []byte
@@ -341,7 +346,11 @@ func (f *readHandle) Read(p []byte) (int, error) {
 	}
 	n, err := f.r.Read(p)
 	f.pos += int64(n)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == io.EOF && n > 0:
+		// As os.File: bytes, then the end on the next read.
+		err = nil
+	case err != nil && err != io.EOF:
 		err = backend.PathError("read", f.name, err)
 	}
 	return n, err
@@ -500,6 +509,17 @@ func (d *dirHandle) Readdir(count int) ([]os.FileInfo, error) {
 	return out, nil
 }
 
+// ReadDir reads the directory as fs.ReadDirFile does, so that io/fs
+// callers (afero.NewIOFS among them) use the listing's entries directly.
+func (d *dirHandle) ReadDir(n int) ([]fs.DirEntry, error) {
+	infos, err := d.Readdir(n)
+	entries := make([]fs.DirEntry, len(infos))
+	for i, fi := range infos {
+		entries[i] = fs.FileInfoToDirEntry(fi)
+	}
+	return entries, err
+}
+
 func (d *dirHandle) Readdirnames(n int) ([]string, error) {
 	infos, err := d.Readdir(n)
 	names := make([]string, len(infos))
@@ -581,6 +601,11 @@ func (w *writeHandle) WriteString(s string) (int, error) { return w.Write([]byte
 func (w *writeHandle) Read(p []byte) (int, error) {
 	n, err := w.ReadAt(p, w.pos)
 	w.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		// As os.File: ReadAt reports the end with the last bytes, Read on
+		// the next call.
+		err = nil
+	}
 	return n, err
 }
 

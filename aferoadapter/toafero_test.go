@@ -148,6 +148,68 @@ func TestToAferoReadHandle(t *testing.T) {
 	}
 }
 
+// TestToAferoReadEnd checks the end of a file reads as os.File's does:
+// the bytes without an error, then io.EOF alone (afero's TestMemFileRead).
+func TestToAferoReadEnd(t *testing.T) {
+	v, _ := toAfero(t, map[string]string{"f": "abcd"})
+	f, err := v.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 8)
+	if n, err := f.Read(buf); n != 4 || err != nil {
+		t.Errorf("first Read = %d, %v; want 4, nil", n, err)
+	}
+	if n, err := f.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("second Read = %d, %v; want 0, EOF", n, err)
+	}
+	// The same from a file open for reading and writing.
+	w, err := v.OpenFile("w", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString("abcd"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := w.Read(buf); n != 4 || err != nil {
+		t.Errorf("first Read of the written file = %d, %v; want 4, nil", n, err)
+	}
+	if n, err := w.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("second Read of the written file = %d, %v; want 0, EOF", n, err)
+	}
+}
+
+// TestToAferoDirHandleReadDir checks an open directory is an
+// fs.ReadDirFile, in batches and whole.
+func TestToAferoDirHandleReadDir(t *testing.T) {
+	v, _ := toAfero(t, map[string]string{"d/a": "1", "d/b": "2", "d/c/": ""})
+	f, err := v.Open("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		t.Fatalf("%T is not an fs.ReadDirFile", f)
+	}
+	first, err := rd.ReadDir(2)
+	if err != nil || len(first) != 2 || first[0].Name() != "a" || first[1].Name() != "b" {
+		t.Fatalf("ReadDir(2) = %v, %v", first, err)
+	}
+	rest, err := rd.ReadDir(2)
+	if err != nil || len(rest) != 1 || rest[0].Name() != "c" || !rest[0].IsDir() {
+		t.Fatalf("ReadDir(2) again = %v, %v", rest, err)
+	}
+	if more, err := rd.ReadDir(2); len(more) != 0 || err != io.EOF {
+		t.Errorf("ReadDir(2) at the end = %v, %v; want EOF", more, err)
+	}
+}
+
 func TestToAferoWrite(t *testing.T) {
 	v, b := toAfero(t, map[string]string{"f": "old", "d/": ""})
 	ctx := context.Background()
@@ -219,6 +281,10 @@ func TestToAferoOpenFileErrors(t *testing.T) {
 		wantErr error
 	}{
 		{"f", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"f", os.O_RDONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"f", os.O_RDWR | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"d", os.O_RDONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+		{"d", os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
 		{"missing", os.O_WRONLY, fs.ErrNotExist},
 		{"d", os.O_WRONLY | os.O_CREATE, backend.ErrIsDir},
 		{"f/x", os.O_WRONLY | os.O_CREATE, backend.ErrNotDir},

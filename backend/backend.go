@@ -381,6 +381,26 @@ func CapabilitiesOf(b Backend) Capabilities {
 	return Capabilities{Name: "unknown", ReadOnly: !w, Symlinks: l}
 }
 
+// PathCapabilityReporter is implemented by a backend whose storage differs
+// from path to path, such as a mounted namespace, whose Capabilities are
+// only what every part shares.
+type PathCapabilityReporter interface {
+	// CapabilitiesAt returns the capabilities of the storage that holds
+	// the storage path name.
+	CapabilitiesAt(name string) Capabilities
+}
+
+// CapabilitiesAt returns the capabilities of the storage holding name on
+// b: b's PathCapabilityReporter answer where it has one, and
+// CapabilitiesOf(b) otherwise. A caller uses it to skip work the storage
+// at name makes needless (asking whether a name on S3 is a symlink).
+func CapabilitiesAt(b Backend, name string) Capabilities {
+	if r, ok := b.(PathCapabilityReporter); ok {
+		return r.CapabilitiesAt(name)
+	}
+	return CapabilitiesOf(b)
+}
+
 // FileInfo describes a single path.
 type FileInfo struct {
 	// Name is the final component of the path ("." for the root).

@@ -103,21 +103,29 @@ type BatchRemover interface {
 }
 
 // Remove removes name from b (see [Remover]), or fails with ErrReadOnly
-// when b is read-only and with errors.ErrUnsupported when it cannot remove.
+// when b is read-only and with errors.ErrUnsupported when it cannot remove
+// (an invalid name is refused as such first, as a Remover refuses it).
 func Remove(ctx context.Context, b Backend, name string, opts RemoveOptions) error {
 	r, ok := b.(Remover)
-	if err := changeable(b, ok, "remove", name); err != nil {
+	if err := changeable(b, true, "remove", name); err != nil {
 		return err
+	}
+	if !ok {
+		return decline("remove", name)
 	}
 	return r.Remove(ctx, name, opts)
 }
 
 // Rename moves from to to on b (see [Renamer]), or fails with ErrReadOnly
-// when b is read-only and with errors.ErrUnsupported when it cannot rename.
+// when b is read-only and with errors.ErrUnsupported when it cannot rename
+// (invalid paths are refused as such first, as a Renamer refuses them).
 func Rename(ctx context.Context, b Backend, from, to string, opts RenameOptions) error {
 	r, ok := b.(Renamer)
-	if err := changeable(b, ok, "rename", from); err != nil {
+	if err := changeable(b, true, "rename", from); err != nil {
 		return err
+	}
+	if !ok {
+		return decline("rename", from, to)
 	}
 	return r.Rename(ctx, from, to, opts)
 }
@@ -136,6 +144,18 @@ func Copy(ctx context.Context, b Backend, from, to string, opts CopyOptions) err
 		}
 	}
 	return CopyStream(ctx, b, from, b, to, opts)
+}
+
+// decline refuses op on a backend without the interface for it: an
+// invalid path with fs.ErrInvalid, as the interface's implementations do,
+// and valid ones with errors.ErrUnsupported.
+func decline(op string, names ...string) error {
+	for _, name := range names {
+		if err := CheckPath(op, name); err != nil {
+			return err
+		}
+	}
+	return &fs.PathError{Op: op, Path: names[0], Err: errors.ErrUnsupported}
 }
 
 // changeable refuses a change on a read-only backend, or on one that lacks
@@ -178,6 +198,9 @@ func CopyStream(ctx context.Context, src Reader, from string, dst Backend, to st
 		fi, err := Stat(ctx, b, from)
 		if err != nil {
 			return err
+		}
+		if fi.IsDir() {
+			return &fs.PathError{Op: op, Path: from, Err: ErrIsDir}
 		}
 		if fi.Version == "" {
 			return &fs.PathError{Op: op, Path: from, Err: fmt.Errorf("version precondition: %w", errors.ErrUnsupported)}

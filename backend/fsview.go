@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -21,10 +22,18 @@ func FS(ctx context.Context, b Backend) *IOFS {
 //
 // Names follow io/fs rules (fs.ValidPath) and are storage paths of the
 // backend. As with os.DirFS, Open, Stat, ReadDir and ReadFile follow
-// symbolic links when the backend resolves them ([SymlinkResolver]; a
-// link leading outside the root fails with [ErrOutside]), while directory
-// entries and Lstat describe links as links. Errors are *fs.PathError
-// values naming the path as given, wrapping the backend's sentinels.
+// symbolic links when the backend resolves them ([SymlinkResolver]),
+// while directory entries and Lstat describe links as links. Errors are
+// *fs.PathError values naming the path as given, wrapping the backend's
+// sentinels.
+//
+// The view holds only what lies inside the root. A symlink that leads
+// outside it, whether its target is absolute or relative, directly or
+// through other links, is left out of directory listings, and every call
+// naming it (Open, Stat, Lstat, ReadLink, ReadFile) fails with
+// [ErrOutside]. So fs.WalkDir never meets such a link, and os.CopyFS of
+// the view completes with a copy of everything inside the root, leaving
+// those links out; the copy never gains a link to outside itself.
 type IOFS struct {
 	ctx context.Context
 	b   Backend
@@ -96,11 +105,53 @@ func (f *IOFS) readDir(name, target string) ([]fs.DirEntry, error) {
 		return nil, PathError("readdir", name, err)
 	}
 	SortEntries(entries)
-	out := make([]fs.DirEntry, len(entries))
-	for i, e := range entries {
-		out[i] = dirEntry{fsys: f, dir: target, e: e}
+	out := make([]fs.DirEntry, 0, len(entries))
+	for _, e := range entries {
+		if e.Type&fs.ModeSymlink != 0 {
+			outside, err := f.leadsOutside(Join(target, e.Name))
+			if err != nil {
+				return nil, PathError("readdir", name, err)
+			}
+			if outside {
+				continue
+			}
+		}
+		out = append(out, dirEntry{fsys: f, dir: target, e: e})
 	}
 	return out, nil
+}
+
+// leadsOutside reports whether the symlink at the storage path link
+// resolves outside the root. Other failures to resolve it (a loop, a
+// dangling target) leave it in the view, as a link.
+func (f *IOFS) leadsOutside(link string) (bool, error) {
+	_, err := ResolveSymlinks(f.ctx, f.b, link)
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, ErrOutside):
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, ErrLoop), errors.Is(err, ErrNotDir):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+// refuseOutside fails with ErrOutside when the entry at the storage path
+// target, described by fi, is a symlink leading outside the root.
+func (f *IOFS) refuseOutside(op, name, target string, fi FileInfo) error {
+	if fi.Mode&fs.ModeSymlink == 0 {
+		return nil
+	}
+	outside, err := f.leadsOutside(target)
+	if err != nil {
+		return PathError(op, name, err)
+	}
+	if outside {
+		return &fs.PathError{Op: op, Path: name, Err: ErrOutside}
+	}
+	return nil
 }
 
 // ReadFile reads the whole file name.
@@ -127,6 +178,9 @@ func (f *IOFS) Lstat(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, PathError("lstat", name, err)
 	}
+	if err := f.refuseOutside("lstat", name, target, fi); err != nil {
+		return nil, err
+	}
 	return fileInfo{fi: fi, name: path.Base(name)}, nil
 }
 
@@ -135,8 +189,9 @@ func (f *IOFS) Lstat(name string) (fs.FileInfo, error) {
 // view (os.CopyFS) keeps every link pointing where it did. A relative
 // target comes back as stored; an absolute one inside the root, which the
 // backend reports relative to the root (see [SymlinkResolver.Readlink]),
-// is rewritten. Anything but a symlink gives an error wrapping
-// fs.ErrInvalid.
+// is rewritten. A link leading outside the root, absolute or relative,
+// gives an error wrapping [ErrOutside], and anything but a symlink one
+// wrapping fs.ErrInvalid.
 func (f *IOFS) ReadLink(name string) (string, error) {
 	target, err := f.resolveParent("readlink", name)
 	if err != nil {
@@ -146,6 +201,13 @@ func (f *IOFS) ReadLink(name string) (string, error) {
 	if !declined(err) {
 		if err != nil {
 			return "", PathError("readlink", name, err)
+		}
+		outside, err := f.leadsOutside(target)
+		if err != nil {
+			return "", PathError("readlink", name, err)
+		}
+		if outside {
+			return "", &fs.PathError{Op: "readlink", Path: name, Err: ErrOutside}
 		}
 		return f.fromLinkDir(target, link), nil
 	}

@@ -1,6 +1,7 @@
 package backend_test
 
 import (
+	"context"
 	"io/fs"
 	"testing"
 
@@ -50,5 +51,34 @@ func TestKnownFile(t *testing.T) {
 	ctx := backend.WithKnownFile(backend.WithKnownFile(t.Context(), "a", file), "b", file)
 	if _, ok := backend.KnownFile(ctx, "a"); ok {
 		t.Error("KnownFile(a) found after WithKnownFile(b)")
+	}
+}
+
+func TestKnownMissing(t *testing.T) {
+	ctx := backend.WithKnownMissing(context.Background(), "s3/d/new.txt")
+	if !backend.KnownMissing(ctx, "s3/d/new.txt") {
+		t.Error("KnownMissing of the name told = false")
+	}
+	if backend.KnownMissing(ctx, "s3/d/other.txt") {
+		t.Error("KnownMissing of another name = true")
+	}
+	if _, ok := backend.KnownFile(ctx, "s3/d/new.txt"); ok {
+		t.Error("a missing name is a known file")
+	}
+	// A mount passes it on under the child's path, and drops it for
+	// another name or the mount's root.
+	if fwd := backend.ForwardKnownFile(ctx, "s3/d/new.txt", "d/new.txt"); !backend.KnownMissing(fwd, "d/new.txt") {
+		t.Error("ForwardKnownFile lost the missing name")
+	}
+	if fwd := backend.ForwardKnownFile(ctx, "s3/d/x", "d/x"); backend.KnownMissing(fwd, "d/new.txt") || backend.KnownMissing(fwd, "d/x") {
+		t.Error("ForwardKnownFile passed on a claim about another name")
+	}
+	if fwd := backend.ForwardKnownFile(backend.WithKnownMissing(context.Background(), "s3"), "s3", "."); backend.KnownMissing(fwd, ".") {
+		t.Error("ForwardKnownFile told a mount's root missing")
+	}
+	// The latest claim wins.
+	ctx = backend.WithKnownFile(ctx, "s3/d/new.txt", backend.FileInfo{Size: 1, Version: "v"})
+	if backend.KnownMissing(ctx, "s3/d/new.txt") {
+		t.Error("KnownMissing after WithKnownFile = true")
 	}
 }

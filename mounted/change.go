@@ -15,7 +15,7 @@ func (m *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 	if err != nil {
 		return err
 	}
-	return rewrite(t.mount, backend.Remove(ctx, t.child, t.rest, opts))
+	return rewrite(t.mount, backend.Remove(backend.ForwardKnownFile(ctx, name, t.rest), t.child, t.rest, opts))
 }
 
 // RemoveFiles removes files, grouped by mount: in batches on a child that

@@ -87,6 +87,17 @@ func (m *FS) MountCapabilities(name string) (backend.Capabilities, bool) {
 	return backend.CapabilitiesOf(b), true
 }
 
+// CapabilitiesAt returns the capabilities of the mount holding name (as
+// backend.CapabilitiesOf reports them), and for the root and for names
+// outside every mount the namespace's own (see Capabilities).
+func (m *FS) CapabilitiesAt(name string) backend.Capabilities {
+	t, err := m.route("stat", name)
+	if err != nil || t.isRoot() {
+		return m.Capabilities()
+	}
+	return backend.CapabilitiesOf(t.child)
+}
+
 // Capabilities returns what every mount can do, each child's facts
 // masked into the namespace's (see backend.Capabilities.Mask), and Rooted.
 // ReadOnly is the exception: it is true only when every mount is
@@ -195,4 +206,6 @@ var (
 	_ backend.Walker             = (*FS)(nil)
 	_ backend.LocalPather        = (*FS)(nil)
 	_ backend.CapabilityReporter = (*FS)(nil)
+
+	_ backend.PathCapabilityReporter = (*FS)(nil)
 )

@@ -16,6 +16,7 @@ import (
 	"github.com/fencefs/fencefs/aferoadapter"
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/internal/backendtest"
+	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/memfs"
 	"github.com/fencefs/fencefs/mounted"
 )
@@ -599,5 +600,24 @@ func TestAferoViewOfNamespace(t *testing.T) {
 	}
 	if err := fstest.TestFS(afero.NewIOFS(v), "ws/a.txt", "tenant/sessions/s2/out.txt"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCapabilitiesAt checks each path answers with its own mount's
+// capabilities, and the root with the namespace's.
+func TestCapabilitiesAt(t *testing.T) {
+	links, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer links.Close()
+	m, err := mounted.New(map[string]backend.Backend{"disk": links, "mem": memfs.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"disk/a/b": true, "disk": true, "mem/a": false, ".": false, "missing/x": false} {
+		if got := backend.CapabilitiesAt(m, name).Symlinks; got != want {
+			t.Errorf("CapabilitiesAt(%q).Symlinks = %v, want %v", name, got, want)
+		}
 	}
 }

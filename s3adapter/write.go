@@ -22,8 +22,9 @@ import (
 // OpenWrite starts writing the object name. It fails at once with
 // backend.ErrIsDir when name is a directory and backend.ErrNotDir when a
 // parent is a file, except that under [backend.WithKnownFile] naming the
-// version that the MatchVersion precondition names, the caller's word
-// replaces that check. Nothing is visible until Commit; see the package
+// version that the MatchVersion precondition names, or under
+// [backend.WithKnownMissing] naming a CreateOnly write's target, the
+// caller's word replaces that check. Nothing is visible until Commit; see the package
 // documentation for streaming, multipart uploads and preconditions. The
 // returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
@@ -36,7 +37,7 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	if !knownTarget(ctx, name, opts.Precondition) {
+	if !knownTarget(ctx, name, opts.Precondition) && !knownMissing(ctx, name, opts.Precondition) {
 		if err := f.checkWritable(ctx, name); err != nil {
 			return nil, err
 		}
@@ -51,6 +52,16 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
 	known, ok := backend.KnownFile(ctx, name)
 	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
+}
+
+// knownMissing reports whether a create needs no check that its target
+// is not a directory and its parent not a file: the caller has just seen
+// nothing at name or below it and its parent as a directory
+// (backend.WithKnownMissing), and the If-None-Match of the create refuses
+// an object made since. Without it a create one directory down costs two
+// listings more than at the top level.
+func knownMissing(ctx context.Context, name string, pre backend.Precondition) bool {
+	return pre.CreateOnly && pre.MatchHash == "" && pre.MatchVersion == "" && backend.KnownMissing(ctx, name)
 }
 
 // checkWritable refuses a write onto a directory or below a file. Both
@@ -477,7 +488,8 @@ func (w *writer) release() {
 }
 
 // abortUpload aborts the multipart upload id of key, retrying with
-// backoff until it succeeds, the upload is gone, or ctx ends.
+// backoff until the upload is gone, as a ListParts after the abort
+// confirms, or ctx ends.
 func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 	delay := 100 * time.Millisecond
 	for {
@@ -488,7 +500,16 @@ func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 		})
 		var nsu *types.NoSuchUpload
 		if err == nil || errors.As(err, &nsu) || isNotFound(err) {
-			return nil
+			// A part whose upload was under way when the abort came may
+			// still land and keep the upload alive (S3 says to check):
+			// done only when the upload is gone.
+			var gone bool
+			if gone, err = f.uploadGone(ctx, key, id); gone {
+				return nil
+			}
+			if err == nil {
+				err = errUploadLingers
+			}
 		}
 		// Only a server that cannot be reached or fails is worth
 		// waiting for; a refusal will not change.
@@ -505,6 +526,32 @@ func (f *FS) abortUpload(ctx context.Context, key, id string) error {
 		}
 		delay = min(2*delay, 2*time.Second)
 	}
+}
+
+// errUploadLingers: the upload is still listed after it was aborted.
+var errUploadLingers = errors.New("s3adapter: the multipart upload is still there after its abort")
+
+// uploadGone asks whether the multipart upload id of key is gone, with a
+// one-part ListParts. A server that refuses the question (a 4xx other
+// than NoSuchUpload) is taken at its abort's word.
+func (f *FS) uploadGone(ctx context.Context, key, id string) (bool, error) {
+	_, err := f.client.ListParts(ctx, &s3.ListPartsInput{
+		Bucket:   &f.bucket,
+		Key:      aws.String(key),
+		UploadId: aws.String(id),
+		MaxParts: aws.Int32(1),
+	})
+	var nsu *types.NoSuchUpload
+	var re interface{ HTTPStatusCode() int }
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &nsu), isNotFound(err):
+		return true, nil
+	case errors.As(err, &re) && re.HTTPStatusCode() >= 400 && re.HTTPStatusCode() < 500:
+		return true, nil
+	}
+	return false, err
 }
 
 // optional returns nil for "" and a pointer to s otherwise.

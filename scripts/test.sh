@@ -77,6 +77,8 @@ if [ -n "$unformatted" ]; then
 	printf 'gofmt would change:\n%s\n' "$unformatted" >&2
 	exit 1
 fi
+log "a library user's go mod tidy"
+./scripts/consumer-tidy.sh
 # Every module of the workspace (go.work) is vetted and tested from its own
 # directory: the root, conformance/containers (library users do not inherit
 # testcontainers) and each heavy integration (a framework binding, a cloud

@@ -32,6 +32,10 @@ type existing struct {
 	// where it has none; the commit's precondition names it where the
 	// backend checks versions, so a compare-and-swap reads only once.
 	version string
+	// seenMissing: the file does not exist, nothing lies below its name
+	// and its parent was just seen as a directory, which the create's
+	// commit tells the backend (backend.WithKnownMissing).
+	seenMissing bool
 }
 
 // sizeOrNone is ex's size, or -1 for no file (SizeChange's spelling).
@@ -64,7 +68,10 @@ func (s *Set) loadTarget(ctx context.Context, t target, keep int64) (existing, e
 	r, err := s.b.OpenRead(ctx, t.resolved)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return existing{}, s.checkParent(ctx, t)
+		if err := s.checkParent(ctx, t); err != nil {
+			return existing{}, err
+		}
+		return existing{seenMissing: true}, nil
 	case errors.Is(err, backend.ErrNotDir):
 		return existing{}, parentNotDir(t.display)
 	case errors.Is(err, backend.ErrIsDir), errors.Is(err, backend.ErrNotRegular):

@@ -106,6 +106,10 @@ func (s *Set) linkTarget(ctx context.Context, t target) (string, error) {
 		return "", err
 	}
 	name := backend.Join(parent, base)
+	if !backend.CapabilitiesAt(s.b, name).Symlinks {
+		// Storage without links (an S3 mount) needs no Stat to say so.
+		return "", nil
+	}
 	info, err := backend.Stat(ctx, s.b, name)
 	if err != nil || !info.IsSymlink() {
 		return "", nil

@@ -21,10 +21,17 @@ func knownFile(ctx context.Context, name string, size int64, version string) con
 
 // commitContext is the context of a change's commit: the read it was
 // built from, in the same call, saw the target as the version the
-// commit's precondition names, unless a listener was asked first, whose
-// answer may come long after that read.
+// commit's precondition names, or saw it missing in a directory, unless a
+// listener was asked first, whose answer may come long after that read.
 func (s *Set) commitContext(ctx context.Context, c *change) context.Context {
-	if !c.old.exists || s.changeListener(ctx) != nil {
+	switch {
+	case s.changeListener(ctx) != nil:
+		return ctx
+	case c.old.seenMissing:
+		// The read found nothing there and the parent a directory: a
+		// create need not ask again (S3: two listings one level down).
+		return backend.WithKnownMissing(ctx, c.t.resolved)
+	case !c.old.exists:
 		return ctx
 	}
 	return knownFile(ctx, c.t.resolved, -1, c.old.version)

@@ -93,23 +93,29 @@ func (p *countingProxy) take() []string {
 // counting proxy in front of versitygw, and holds it to its budget of
 // requests: a read is a listing and one GET (the GET alone for a file a
 // walk has just listed), a compare-and-swap edit downloads once, and a
-// search sends no listing per object. A request over any budget fails it. It needs Docker and the S3
-// image, and skips loudly without them.
+// search sends no listing per object. The tools that name one file run on
+// a file at the bucket's top level and 1 and 3 directories down, on the
+// bucket and through a mount: the budgets hold at any depth. A request
+// over any budget fails it. It needs Docker and the S3 image, and skips
+// loudly without them.
 func TestS3RequestBudgets(t *testing.T) {
 	ctx := t.Context()
 	srv := containers.StartS3(ctx, t)
 	proxy := startCountingProxy(t, srv.Endpoint)
 	const objects = 50
 	body := "alpha\nbeta\ngamma\n"
-	cases := []struct {
+	type budgetCase struct {
 		name      string
 		tool      string
+		path      string // the file the tool names, below dir; "" for none
 		args      map[string]any
 		budget    int
 		downloads int  // GETs of the object itself, -1 when not counted
 		mount     bool // the bucket served as the mount /s3 of a mounted namespace
 		ignore    bool // many/.ignore leaves out many/f000.txt to f009.txt
-	}{
+		dir       string
+	}
+	perFile := []budgetCase{
 		// The issue's budgets are 2, 3, 4, 4 and N+2. A read of a named
 		// object first lists the keys that start with its name, which
 		// shows the object and any key below it in one request: a key
@@ -118,50 +124,83 @@ func TestS3RequestBudgets(t *testing.T) {
 		// follows with If-Match on the listed ETag. No single S3 request
 		// returns an object's bytes and tells whether keys lie below its
 		// name, so a read costs the start-up HeadBucket, the listing and
-		// the GET: read_file is one over its budget of 2.
-		{"read_file", "read_file", map[string]any{"path": "f.txt"}, 3, 1, false, false},
-		{"file_info", "file_info", map[string]any{"path": "f.txt"}, 3, 1, false, false},
+		// the GET: read_file is one over its budget of 2. The same
+		// listing shows that the object's directories exist, so depth
+		// costs nothing.
+		{name: "read_file", tool: "read_file", path: "f.txt", budget: 3, downloads: 1},
+		{name: "file_info", tool: "file_info", path: "f.txt", budget: 3, downloads: 1},
 		// The read's listing and GET, then the PUT with If-Match on the
 		// ETag read: the tool tells the backend it has just seen that
 		// version (backend.WithKnownFile), so OpenWrite skips its own
 		// no-directory check.
-		{"edit_file with expected_hash", "edit_file", map[string]any{"path": "f.txt", "old_text": "beta", "new_text": "BETA",
-			"expected_hash": hashOf(body)}, 4, 1, false, false},
-		// The read's listing answers "missing" without a GET; OpenWrite's
-		// no-directory check (the one a create must keep) and the
-		// If-None-Match PUT follow.
-		{"write_file of a new object", "write_file", map[string]any{"path": "new.txt", "content": "new\n"}, 4, -1, false, false},
-		// The whole bucket, f.txt and the objects below many/: one
-		// recursive listing, then a GET per object with If-Match on the
-		// ETag listed, the walk having settled that no directory shadows it.
-		{fmt.Sprintf("search_files over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false, false},
-		// grep has no budget in the issue; its built-in engine (ripgrep
-		// serves local disk only) reads the walked files as search_files.
-		{fmt.Sprintf("grep over %d objects", objects+1), "grep", map[string]any{"pattern": "gamma"}, objects + 1 + 2, objects + 1, false, false},
-		// create_directory has no budget in the issue; held as measured:
-		// the tool's Stat of each level up to one that exists (3), then
-		// MkdirAll's one listing per level examined (3) and the 2 markers.
-		{"create_directory of a new directory below an existing one", "create_directory", map[string]any{"path": "many/new/deeper"}, 9, -1, false, false},
+		{name: "edit_file with expected_hash", tool: "edit_file", path: "f.txt", args: map[string]any{"old_text": "beta", "new_text": "BETA",
+			"expected_hash": hashOf(body)}, budget: 4, downloads: 1},
+		// The read's listing answers "missing" without a GET (nothing at
+		// the name or below it); below the top level the tool's Stat of
+		// the parent follows, a listing that shows it is a directory.
+		// The tool tells the backend what it has just seen
+		// (backend.WithKnownMissing), so the create sends no listing of
+		// its own, and its If-None-Match PUT refuses an object made since:
+		// 3 requests at the top level, 4 at any depth.
+		{name: "write_file of a new object", tool: "write_file", path: "new.txt", args: map[string]any{"content": "new\n"}, budget: 4, downloads: -1},
 		// delete_file has no budget in the issue (7 requests and two
 		// downloads before): the tool's Stat, the read of what the diff
 		// shows with the GET alone, and the DeleteObject If-Match on the
 		// version read.
-		{"delete_file", "delete_file", map[string]any{"path": "f.txt"}, 4, 1, false, false},
+		{name: "delete_file", tool: "delete_file", path: "f.txt", budget: 4, downloads: 1},
+	}
+	var cases []budgetCase
+	for _, dir := range []string{"", "d1/", "d1/d2/d3/"} {
+		for _, mount := range []bool{false, true} {
+			for _, c := range perFile {
+				c.dir, c.mount = dir, mount
+				c.name = fmt.Sprintf("%s at depth %d", c.name, strings.Count(dir, "/"))
+				if mount {
+					// A mount passes the caller's word on to the bucket
+					// under the mount's own path, so the savings hold
+					// through it.
+					c.name += " through a mount"
+				}
+				cases = append(cases, c)
+			}
+		}
+	}
+	cases = append(cases, []budgetCase{
+		// The whole bucket, f.txt and the objects below many/: one
+		// recursive listing, then a GET per object with If-Match on the
+		// ETag listed, the walk having settled that no directory shadows it.
+		{name: fmt.Sprintf("search_files over %d objects", objects+1), tool: "search_files", args: map[string]any{"pattern": "gamma"}, budget: objects + 1 + 2, downloads: objects + 1},
+		// grep has no budget in the issue; its built-in engine (ripgrep
+		// serves local disk only) reads the walked files as search_files.
+		{name: fmt.Sprintf("grep over %d objects", objects+1), tool: "grep", args: map[string]any{"pattern": "gamma"}, budget: objects + 1 + 2, downloads: objects + 1},
+		// create_directory has no budget in the issue; held as measured:
+		// the tool's Stat of each level up to one that exists (3), then
+		// MkdirAll's one listing per level examined (3) and the 2 markers.
+		{name: "create_directory of a new directory below an existing one", tool: "create_directory", args: map[string]any{"path": "many/new/deeper"}, budget: 9, downloads: -1},
 		// list_files reads the ignore file the walk has just listed with
 		// the GET alone: the start-up HeadBucket, the walk, the GET.
-		{"list_files with an .ignore file", "list_files", map[string]any{}, 3, -1, false, true},
-		// A mount passes the caller's word on to the bucket under the
-		// mount's own path, so the savings hold through it.
-		{"edit_file through a mount", "edit_file", map[string]any{"path": "/s3/f.txt", "old_text": "beta", "new_text": "BETA",
-			"expected_hash": hashOf(body)}, 4, 1, true, false},
-		{fmt.Sprintf("search_files through a mount over %d objects", objects+1), "search_files", map[string]any{"pattern": "gamma", "path": "/s3"}, objects + 1 + 2, objects + 1, true, false},
-	}
+		{name: "list_files with an .ignore file", tool: "list_files", budget: 3, downloads: -1, ignore: true},
+		{name: fmt.Sprintf("search_files through a mount over %d objects", objects+1), tool: "search_files", args: map[string]any{"pattern": "gamma", "path": "/s3"}, budget: objects + 1 + 2, downloads: objects + 1, mount: true},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			bucket := srv.NewBucket(ctx, t)
 			seed(ctx, t, srv.Client(), bucket, body, objects)
+			if c.dir != "" {
+				put(ctx, t, srv.Client(), bucket, c.dir+"f.txt", body)
+			}
 			if c.ignore {
 				put(ctx, t, srv.Client(), bucket, "many/.ignore", "f00*.txt\n")
+			}
+			args := map[string]any{}
+			for k, v := range c.args {
+				args[k] = v
+			}
+			if c.path != "" {
+				args["path"] = c.dir + c.path
+				if c.mount {
+					args["path"] = "/s3/" + c.dir + c.path
+				}
 			}
 			cfg := srv.Config(bucket, "")
 			cfg.Endpoint = proxy.url
@@ -180,8 +219,8 @@ func TestS3RequestBudgets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args, _ := json.Marshal(c.args)
-			out, err := s.Call(ctx, c.tool, args)
+			encoded, _ := json.Marshal(args)
+			out, err := s.Call(ctx, c.tool, encoded)
 			if err != nil {
 				t.Fatalf("%s: %v", c.tool, err)
 			}
@@ -197,6 +236,9 @@ func TestS3RequestBudgets(t *testing.T) {
 				if n := objectGets(log, bucket); n != c.downloads {
 					t.Errorf("%s downloaded %d times, want %d", c.tool, n, c.downloads)
 				}
+			}
+			if strings.HasPrefix(out, "Error") || strings.Contains(out, "refused") {
+				t.Errorf("%s failed; output:\n%s", c.tool, out)
 			}
 		})
 	}

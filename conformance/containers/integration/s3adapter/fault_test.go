@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,32 @@ func abortSeen() (func(*s3.Options), <-chan struct{}) {
 		}}
 	}, seen
 }
+
+// partStored returns client options that close the returned channel once
+// the response to the UploadPart of part number part has come back
+// successfully: the part is stored, and no request of the upload is on
+// its way.
+func partStored(part int) (func(*s3.Options), <-chan struct{}) {
+	stored := make(chan struct{})
+	var once sync.Once
+	return func(o *s3.Options) {
+		inner := o.HTTPClient
+		o.HTTPClient = doFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := inner.Do(r)
+			q := r.URL.Query()
+			if err == nil && resp.StatusCode == http.StatusOK && r.Method == http.MethodPut &&
+				q.Has("uploadId") && q.Get("partNumber") == strconv.Itoa(part) {
+				once.Do(func() { close(stored) })
+			}
+			return resp, err
+		})
+	}, stored
+}
+
+// doFunc is an s3.HTTPClient made of a function.
+type doFunc func(*http.Request) (*http.Response, error)
+
+func (f doFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestFaults injects server faults into writes on a server of its own:
 // a paused server (the call fails by its deadline), and a killed and
@@ -138,9 +165,19 @@ func TestFaults(t *testing.T) {
 		}
 	})
 
-	t.Run("PausedMidMultipart", func(t *testing.T) {
-		f := open(t, "paused-mp", 0)
-		dctx, cancel := context.WithTimeout(ctx, 8*time.Second)
+	// pausedMidMultipart freezes the server with the first part of an
+	// upload stored and the second on its way, and checks the call waiting
+	// for it fails by its deadline and Close leaves nothing behind. The
+	// server freezes only once the first part's answer is in (observed on
+	// the client), so the state at the freeze is always the same. It
+	// reports false, having undone what it did, when the deadline passed
+	// before the server was frozen (a loaded machine: the call under test
+	// would never meet the frozen server); the caller then runs it again
+	// with a longer deadline.
+	pausedMidMultipart := func(t *testing.T, prefix string, timeout time.Duration) bool {
+		hook, stored := partStored(1)
+		f := open(t, prefix, 0, hook)
+		dctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		deadline, _ := dctx.Deadline()
 		w, err := f.OpenWrite(dctx, "target", backend.WriteOptions{})
@@ -148,11 +185,24 @@ func TestFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		// The first part is on its way when the server freezes.
 		if _, err := w.Write(pattern(s3adapter.MinPartSize + 1)); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return false
+			}
 			t.Fatal(err)
 		}
+		select {
+		case <-stored:
+		case <-dctx.Done():
+			return false
+		}
 		pause(t)
+		if time.Now().After(deadline) {
+			unpause(t)
+			return false
+		}
+		// The second part goes to the frozen server; the write returns
+		// once it is on its way (or by the deadline, if that comes first).
 		_, werr := w.Write(pattern(s3adapter.MinPartSize))
 		cerr := w.Commit()
 		if werr == nil {
@@ -164,7 +214,17 @@ func TestFaults(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		wantState(t, srv, f, containers.DefaultS3Bucket, "paused-mp/", "old")
+		wantState(t, srv, f, containers.DefaultS3Bucket, prefix+"/", "old")
+		return true
+	}
+
+	t.Run("PausedMidMultipart", func(t *testing.T) {
+		for i, timeout := 0, 8*time.Second; !pausedMidMultipart(t, fmt.Sprintf("paused-mp-%d", i), timeout); i, timeout = i+1, 2*timeout {
+			if timeout >= 2*time.Minute {
+				t.Fatalf("the server was not frozen within a %v deadline", timeout)
+			}
+			t.Logf("the deadline of %v passed before the server was frozen; again with %v", timeout, 2*timeout)
+		}
 	})
 
 	// restart brings the killed server back on the same port and volume.
