@@ -1,0 +1,270 @@
+package gcsadapter
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// listAttrs are the attributes a listing asks for.
+var listAttrs = []string{"Name", "Size", "Generation", "Created", "Updated"}
+
+// listPage sends one listing request for at most max names from token on
+// and returns the objects and prefixes of that page and the token of the
+// next one ("" at the end).
+func (f *FS) listPage(ctx context.Context, q *storage.Query, max int, token string) ([]*storage.ObjectAttrs, string, error) {
+	if err := q.SetAttrSelection(listAttrs); err != nil {
+		return nil, "", err
+	}
+	it := f.bucket.Objects(ctx, q)
+	it.PageInfo().MaxSize = max
+	it.PageInfo().Token = token
+	var out []*storage.ObjectAttrs
+	for {
+		a, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return out, "", nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, a)
+		if it.PageInfo().Remaining() == 0 {
+			// The page is used up; asking for more would fetch the next.
+			return out, it.PageInfo().Token, nil
+		}
+	}
+}
+
+// Stat returns the metadata of name. A file's Version is its generation.
+// One listing of the names that start with name answers it: the object,
+// if there is one, and whether a name lies below it, which makes it a
+// directory (see the package documentation).
+func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
+	if err := f.checkPath("stat", name); err != nil {
+		return backend.FileInfo{}, err
+	}
+	if name == "." {
+		return dirInfo(name), nil
+	}
+	isDir, obj, err := f.settle(ctx, name)
+	switch {
+	case err != nil:
+		return backend.FileInfo{}, pathError("stat", name, err)
+	case isDir:
+		return dirInfo(name), nil
+	case obj == nil:
+		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return objectInfo(name, obj), nil
+}
+
+// settleKeys is how many names the listing of settle asks for: the
+// object, then the names that sort between it and the directory below it
+// ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
+const settleKeys = 100
+
+// settle finds out what the object name of name is with one delimited
+// listing of the names that start with it: a directory when a name lies
+// below it, whether or not the object exists too, and otherwise the
+// object (nil when there is none). Only when the names between the object
+// and its directory fill the page does a second, one-name listing ask
+// below name.
+func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *storage.ObjectAttrs, err error) {
+	key := f.key(name)
+	page, next, err := f.listPage(ctx, &storage.Query{Prefix: key, Delimiter: "/"}, settleKeys, "")
+	if err != nil {
+		return false, nil, err
+	}
+	for _, a := range page {
+		switch {
+		case a.Prefix == key+"/":
+			return true, nil, nil
+		case a.Prefix == "" && a.Name == key:
+			obj = a
+		}
+	}
+	if next != "" {
+		isDir, err = f.hasChildren(ctx, name)
+		if err != nil || isDir {
+			return isDir, nil, err
+		}
+	}
+	return false, obj, nil
+}
+
+// objectInfo describes the listed object of name.
+func objectInfo(name string, a *storage.ObjectAttrs) backend.FileInfo {
+	_, base := backend.Split(name)
+	return backend.FileInfo{
+		Name:    base,
+		Size:    a.Size,
+		ModTime: modTime(a),
+		Version: version(a.Generation),
+	}
+}
+
+// dirInfo describes the directory name.
+func dirInfo(name string) backend.FileInfo {
+	_, base := backend.Split(name)
+	if name == "." {
+		base = "."
+	}
+	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
+}
+
+// settleAttempts bounds how often a read lists again because the object
+// was replaced between its listing and its download.
+const settleAttempts = 3
+
+// OpenRead streams the object name. A directory gives backend.ErrIsDir
+// and a missing object fs.ErrNotExist, each from the one listing of
+// [FS.Stat], which also settles that no directory shadows the object.
+// The download that follows is conditional on the listed generation
+// (ifGenerationMatch), so it serves exactly the object the listing
+// judged; a replacement in between makes the read list again (the last
+// time, the download takes what is there). Under [backend.WithKnownFile]
+// naming name with a version, the listing is skipped: the download asks
+// for that generation, and only when the object has changed since does
+// the read list. The stream's Info is the download's answer.
+func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
+	if err := f.checkPath("open", name); err != nil {
+		return nil, err
+	}
+	if name == "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+	}
+	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
+		if gen, ok := generation(known.Version); ok {
+			// The caller has just seen name as this object (a walk, a
+			// Stat or a read settled that no directory shadows it): the
+			// download alone serves it, if it is still that generation.
+			r, err := f.get(ctx, name, gen, known.ModTime)
+			if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
+				return r, err
+			}
+		}
+	}
+	var last error
+	for attempt := range settleAttempts {
+		isDir, obj, lerr := f.settle(ctx, name)
+		switch {
+		case lerr != nil:
+			return nil, pathError("open", name, lerr)
+		case isDir:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+		case obj == nil:
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		gen := obj.Generation
+		if attempt == settleAttempts-1 {
+			// An object replaced faster than it can be listed and read
+			// is still not shadowed: the last listing said so.
+			gen = 0
+		}
+		r, err := f.get(ctx, name, gen, modTime(obj))
+		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
+			return r, err
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// get downloads name, conditional on generation gen when it is not 0.
+// The answer's generation is checked too, since some servers (emulators)
+// ignore the condition on downloads. mtime, the modification time the
+// listing gave for that generation, replaces the download's, which HTTP
+// gives to the second only.
+func (f *FS) get(ctx context.Context, name string, gen int64, mtime time.Time) (backend.FileReader, error) {
+	o := f.object(name)
+	if gen != 0 {
+		o = o.If(storage.Conditions{GenerationMatch: gen})
+	}
+	r, err := o.NewReader(ctx)
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	if gen != 0 && r.Attrs.Generation != gen {
+		r.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrPrecondition}
+	}
+	_, base := backend.Split(name)
+	info := backend.FileInfo{
+		Name:    base,
+		Size:    r.Attrs.Size,
+		ModTime: r.Attrs.LastModified,
+		Version: version(r.Attrs.Generation),
+	}
+	if gen != 0 && !mtime.IsZero() {
+		info.ModTime = mtime
+	}
+	return &objectReader{body: r, name: name, info: info}, nil
+}
+
+// objectReader is the body of a download, with read errors named by the
+// storage path.
+type objectReader struct {
+	body io.ReadCloser
+	name string
+	info backend.FileInfo
+}
+
+// Info describes the object the download answered with.
+func (r *objectReader) Info() backend.FileInfo { return r.info }
+
+func (r *objectReader) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = pathError("read", r.name, err)
+	}
+	return n, err
+}
+
+func (r *objectReader) Close() error { return r.body.Close() }
+
+// hasChildren reports whether some name lies below the directory name,
+// its marker included, with a one-name listing.
+func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
+	page, _, err := f.listPage(ctx, &storage.Query{Prefix: f.dirPrefix(name)}, 1, "")
+	if err != nil {
+		return false, err
+	}
+	return len(page) > 0, nil
+}
+
+// objectExists reports whether the object name exists, with one metadata
+// request.
+func (f *FS) objectExists(ctx context.Context, name string) (bool, error) {
+	_, err := f.object(name).Attrs(ctx)
+	switch {
+	case err == nil:
+		return true, nil
+	case isNotFound(err):
+		return false, nil
+	}
+	return false, err
+}
+
+// notDirError explains why the directory name has nothing below it: it
+// is a file (backend.ErrNotDir) or missing (fs.ErrNotExist).
+func (f *FS) notDirError(ctx context.Context, op, name string) error {
+	if name == "." {
+		return nil
+	}
+	isFile, err := f.objectExists(ctx, name)
+	switch {
+	case err != nil:
+		return pathError(op, name, err)
+	case isFile:
+		return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
+	}
+	return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}

@@ -1,0 +1,368 @@
+package gcsadapter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// OpenWrite starts writing the object name. It fails at once with
+// backend.ErrNotDir when a parent is a file; a directory at name makes
+// Commit fail with backend.ErrIsDir, checked just before the upload is
+// finalized, so that a directory that appeared while the bytes were
+// written is not shadowed by the new object. Under [backend.WithKnownFile]
+// naming the version that the MatchVersion precondition names, the
+// caller's word replaces both checks. Nothing is visible until Commit;
+// see the package documentation for streaming, resumable uploads and
+// preconditions. The returned writer is not safe for concurrent use.
+func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
+	if err := f.checkPath("write", name); err != nil {
+		return nil, err
+	}
+	if f.opts.ReadOnly {
+		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrReadOnly}
+	}
+	if name == "." {
+		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
+	}
+	known := knownTarget(ctx, name, opts.Precondition)
+	if !known {
+		if err := f.checkParent(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, checkDir: !known}, nil
+}
+
+// checkParent refuses a write below a file: one listing below the parent
+// shows it is a directory; only when nothing lies below it are its
+// ancestors examined, one by one.
+func (f *FS) checkParent(ctx context.Context, name string) error {
+	parent, _ := backend.Split(name)
+	if parent == "." {
+		return nil
+	}
+	ok, err := f.hasChildren(ctx, parent)
+	switch {
+	case err != nil:
+		return pathError("write", name, err)
+	case ok:
+		return nil
+	}
+	return f.checkAncestors(ctx, "write", name, parent)
+}
+
+// knownTarget reports whether the change's target needs no check that it
+// is not a directory: the caller has just seen it as the object of the
+// version the change must still find (backend.WithKnownFile), and the
+// generation precondition of that version proves the object's parents
+// are directories.
+func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
+	known, ok := backend.KnownFile(ctx, name)
+	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
+}
+
+// checkAncestors walks down to dir (itself included) and fails with
+// backend.ErrNotDir at the first object that is not also a directory,
+// with one listing per level (see settle).
+func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
+	for _, a := range dirLevels(dir) {
+		isDir, obj, err := f.settle(ctx, a)
+		switch {
+		case err != nil:
+			return pathError(op, name, err)
+		case !isDir && obj != nil:
+			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
+		}
+	}
+	return nil
+}
+
+// MkdirAll creates dir and its missing parents by writing a marker
+// object ("dir/") for each missing level. An existing directory is not
+// an error; an object on the way gives backend.ErrNotDir, or fs.ErrExist
+// when it is dir itself. One listing per level examined settles what it
+// is (see settle), from dir up to the first level that exists.
+func (f *FS) MkdirAll(ctx context.Context, dir string) error {
+	if err := f.checkPath("mkdir", dir); err != nil {
+		return err
+	}
+	if f.opts.ReadOnly {
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrReadOnly}
+	}
+	if dir == "." {
+		return nil
+	}
+	isDir, obj, err := f.settle(ctx, dir)
+	switch {
+	case err != nil:
+		return pathError("mkdir", dir, err)
+	case isDir:
+		return nil
+	case obj != nil:
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	}
+	levels := dirLevels(dir)
+	for i, level := range levels[:len(levels)-1] {
+		isDir, obj, err := f.settle(ctx, level)
+		switch {
+		case err != nil:
+			return pathError("mkdir", dir, err)
+		case isDir:
+			continue
+		case obj != nil:
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
+		}
+		// Below the first missing level nothing exists, so the search
+		// stops there.
+		return f.putMarkers(ctx, dir, levels[i:])
+	}
+	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
+}
+
+// putMarkers writes the directory markers of levels, top down.
+func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error {
+	for _, level := range levels {
+		w := f.bucket.Object(f.dirPrefix(level)).NewWriter(ctx)
+		w.ContentType = "application/x-directory"
+		w.ChunkSize = MinChunkSize
+		if err := w.Close(); err != nil {
+			return pathError("mkdir", dir, err)
+		}
+	}
+	return nil
+}
+
+// dirLevels returns dir and its ancestors, top down ("a", "a/b", ...).
+func dirLevels(dir string) []string {
+	var out []string
+	for i := 0; i <= len(dir); i++ {
+		if i == len(dir) || dir[i] == '/' {
+			out = append(out, dir[:i])
+		}
+	}
+	return out
+}
+
+// writer states.
+const (
+	writing = iota
+	committed
+	closed
+)
+
+// errAbandoned ends the upload of a writer closed without a commit.
+var errAbandoned = errors.New("gcsadapter: write abandoned before its commit")
+
+// writer is a pending write. It buffers up to the chunk size; past it, it
+// opens the SDK's Writer (a resumable upload, under the precondition's
+// generation condition), which sends each chunk while the next one fills.
+type writer struct {
+	f    *FS
+	ctx  context.Context
+	name string
+	pre  backend.Precondition
+
+	state int
+	err   error // the first failure; later writes return it
+	buf   []byte
+
+	// up is the upload once the buffer overflowed; cancel ends its
+	// context. matched records that the upload is conditional on a
+	// generation the precondition named.
+	up      *storage.Writer
+	cancel  context.CancelFunc
+	matched bool
+	// checkDir asks Commit to refuse a target that is a directory.
+	checkDir bool
+}
+
+// Write buffers p, and once the buffer holds more than a chunk, streams
+// through the upload.
+func (w *writer) Write(p []byte) (int, error) {
+	if w.state != writing {
+		return 0, &fs.PathError{Op: "write", Path: w.name, Err: fs.ErrClosed}
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.up == nil {
+		if len(w.buf)+len(p) <= w.f.opts.ChunkSize {
+			w.buf = append(w.buf, p...)
+			return len(p), nil
+		}
+		if err := w.open(w.f.opts.ChunkSize); err != nil {
+			w.err = err
+			return 0, err
+		}
+		buf := w.buf
+		w.buf = nil
+		if _, err := w.up.Write(buf); err != nil {
+			w.err = pathError("write", w.name, err)
+			return 0, w.err
+		}
+	}
+	n, err := w.up.Write(p)
+	if err != nil {
+		w.err = pathError("write", w.name, err)
+		return n, w.err
+	}
+	return n, nil
+}
+
+// open starts the upload under the precondition: DoesNotExist for
+// CreateOnly, GenerationMatch on the version named or on the generation
+// whose bytes were hashed.
+func (w *writer) open(chunk int) error {
+	cond, matched, err := w.condition()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(w.ctx)
+	o := w.f.object(w.name)
+	if cond != (storage.Conditions{}) {
+		o = o.If(cond)
+	}
+	up := o.NewWriter(ctx)
+	up.ChunkSize = chunk
+	up.ContentType = "application/octet-stream"
+	w.up, w.cancel, w.matched = up, cancel, matched
+	return nil
+}
+
+// condition returns the generation condition of the write's
+// precondition, and whether it names a generation.
+func (w *writer) condition() (storage.Conditions, bool, error) {
+	switch {
+	case w.pre.CreateOnly:
+		return storage.Conditions{DoesNotExist: true}, false, nil
+	case w.pre.MatchHash != "":
+		gen, err := w.f.hashedGeneration(w.ctx, "commit", w.name, w.pre)
+		if err != nil {
+			return storage.Conditions{}, false, err
+		}
+		return storage.Conditions{GenerationMatch: gen}, true, nil
+	case w.pre.MatchVersion != "":
+		gen, ok := generation(w.pre.MatchVersion)
+		if !ok {
+			return storage.Conditions{}, false, &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrPrecondition}
+		}
+		return storage.Conditions{GenerationMatch: gen}, true, nil
+	}
+	return storage.Conditions{}, false, nil
+}
+
+// hashedGeneration downloads the object name (of the generation
+// pre.MatchVersion names, when it names one), hashes it and returns its
+// generation when the hash is pre.MatchHash, so that a change conditional
+// on that generation is one compare-and-swap with the check.
+func (f *FS) hashedGeneration(ctx context.Context, op, name string, pre backend.Precondition) (int64, error) {
+	o := f.object(name)
+	if pre.MatchVersion != "" {
+		gen, ok := generation(pre.MatchVersion)
+		if !ok {
+			return 0, &fs.PathError{Op: op, Path: name, Err: backend.ErrPrecondition}
+		}
+		o = o.If(storage.Conditions{GenerationMatch: gen})
+	}
+	r, err := o.NewReader(ctx)
+	if err != nil {
+		return 0, conditionalWriteError(op, name, err, backend.Precondition{}, true)
+	}
+	defer r.Close()
+	if pre.MatchVersion != "" && version(r.Attrs.Generation) != pre.MatchVersion {
+		// A server that ignored the condition on the download.
+		return 0, &fs.PathError{Op: op, Path: name, Err: backend.ErrPrecondition}
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return 0, pathError(op, name, err)
+	}
+	if !strings.EqualFold(hex.EncodeToString(h.Sum(nil)), pre.MatchHash) {
+		return 0, &fs.PathError{Op: op, Path: name, Err: backend.ErrPrecondition}
+	}
+	return r.Attrs.Generation, nil
+}
+
+// Commit checks the precondition and makes the written bytes the
+// object's content: one conditional upload request, or the last chunk
+// and the finalization of the resumable upload. A failed Commit returns
+// by the context's deadline. As with any remote store, a Commit that
+// failed because its context ended may still be applied by a server that
+// received the whole request: the target then holds the new content,
+// whole.
+func (w *writer) Commit() error {
+	if w.state != writing {
+		return &fs.PathError{Op: "commit", Path: w.name, Err: fs.ErrClosed}
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.commit(); err != nil {
+		w.err = err
+		return err
+	}
+	w.state = committed
+	w.release()
+	return nil
+}
+
+func (w *writer) commit() error {
+	if w.checkDir {
+		isDir, err := w.f.hasChildren(w.ctx, w.name)
+		switch {
+		case err != nil:
+			return pathError("commit", w.name, err)
+		case isDir:
+			return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrIsDir}
+		}
+	}
+	if w.up == nil {
+		// One request: a chunk larger than the content.
+		chunk := (len(w.buf)/MinChunkSize + 1) * MinChunkSize
+		if err := w.open(chunk); err != nil {
+			return err
+		}
+		if _, err := w.up.Write(w.buf); err != nil {
+			return pathError("commit", w.name, err)
+		}
+		w.buf = nil
+	}
+	if err := w.up.Close(); err != nil {
+		return conditionalWriteError("commit", w.name, err, w.pre, w.matched)
+	}
+	w.cancel()
+	w.up = nil
+	return nil
+}
+
+// Close abandons the write unless it was committed: the upload is ended
+// before its finalization, so nothing becomes visible and the old object
+// stays.
+func (w *writer) Close() error {
+	if w.state != writing {
+		return nil
+	}
+	w.state = closed
+	w.release()
+	return nil
+}
+
+// release drops the buffer and ends an upload that was not finalized.
+func (w *writer) release() {
+	w.buf = nil
+	if w.up != nil {
+		_ = w.up.CloseWithError(errAbandoned)
+		w.cancel()
+		_ = w.up.Close() // waits for the upload's goroutine; it fails
+		w.up = nil
+	}
+}
