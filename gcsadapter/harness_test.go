@@ -179,3 +179,8 @@ func rawNames(ctx context.Context, c *storage.Client, bucket, prefix string) ([]
 		}
 	}
 }
+
+// contextWithCancel is context.WithCancel.
+func contextWithCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
+}
