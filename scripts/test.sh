@@ -61,9 +61,24 @@ install_azurite() {
 	export FENCEFS_AZURITE_BIN="$dir/node_modules/.bin/azurite-blob"
 }
 
+# install_fake_gcs installs the Cloud Storage emulator the gcsadapter tests
+# start as a plain process, at the version they are pinned to, into a
+# cache directory put on PATH.
+install_fake_gcs() {
+	local version dir
+	version=$(sed -n 's/^const FakeGCSServerVersion = "\(.*\)"$/\1/p' conformance/containers/gcs.go)
+	dir="${XDG_CACHE_HOME:-$HOME/.cache}/fencefs/fake-gcs-server-$version"
+	if [ ! -x "$dir/fake-gcs-server" ]; then
+		log "installing fake-gcs-server $version"
+		GOBIN="$dir" GOWORK=off go install "github.com/fsouza/fake-gcs-server@$version"
+	fi
+	export PATH="$dir:$PATH"
+}
+
 install_packages
 install_azurite
 start_docker
+install_fake_gcs
 log "building test images"
 ./scripts/build-test-images.sh
 
