@@ -3,7 +3,6 @@ package gcsadapter_test
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -492,5 +491,19 @@ func pattern(n int) []byte {
 	return b
 }
 
-var _ = hex.EncodeToString
-var _ = containers.DefaultGCSBucket
+// TestEmulatorHostVariable opens a backend with no endpoint while
+// STORAGE_EMULATOR_HOST names the emulator, as the SDK's chain reads it:
+// the backend writes and reads there without credentials.
+func TestEmulatorHostVariable(t *testing.T) {
+	srv := gcssrv.Get(t)
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(srv.Endpoint, "http://"))
+	ctx := t.Context()
+	f, err := gcsadapter.Open(ctx, gcsadapter.Config{Bucket: containers.DefaultGCSBucket, Prefix: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, f, "a.txt", "through the variable")
+	if got, err := backend.ReadFile(ctx, f, "a.txt"); err != nil || string(got) != "through the variable" {
+		t.Errorf("ReadFile = %q, %v", got, err)
+	}
+}
