@@ -189,8 +189,29 @@ func (s *GCSServer) signal(sig syscall.Signal) error {
 }
 
 // Pause freezes the server (SIGSTOP): it keeps its connections open but
-// never answers, like a hung host.
-func (s *GCSServer) Pause() error { return s.signal(syscall.SIGSTOP) }
+// never answers, like a hung host. It returns once the process is
+// stopped, since a signal is delivered asynchronously.
+func (s *GCSServer) Pause() error {
+	if err := s.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	pid := s.cmd.Process.Pid
+	s.mu.Unlock()
+	stat := fmt.Sprintf("/proc/%d/stat", pid)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return err
+		}
+		// The state follows the command name in parentheses: "T" is
+		// stopped.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return nil
+		}
+	}
+	return errors.New("fake-gcs-server did not stop within 5s of SIGSTOP")
+}
 
 // Resume thaws a paused server (SIGCONT).
 func (s *GCSServer) Resume() error { return s.signal(syscall.SIGCONT) }
