@@ -419,6 +419,20 @@ func TestListingRequests(t *testing.T) {
 	if err := backend.RemoveAll(ctx, f, "tree/d0", backend.RemoveAllOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// One walk, a deletion per object (the SDK has no batch requests, so
+	// RemoveFiles sends them side by side), and the directory's Stats.
+	deletes, others := 0, 0
+	for _, r := range proxy.take() {
+		if strings.HasPrefix(r, "DELETE ") {
+			deletes++
+		} else {
+			others++
+		}
+	}
+	t.Logf("RemoveAll of 50 objects: %d deletions, %d other requests", deletes, others)
+	if deletes != 50 || others > 3 {
+		t.Errorf("RemoveAll of 50 objects sent %d deletions and %d other requests, want 50 and at most 3", deletes, others)
+	}
 	if _, err := f.Stat(ctx, "tree/d0"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Stat(tree/d0) after RemoveAll = %v, want fs.ErrNotExist", err)
 	}
