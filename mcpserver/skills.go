@@ -75,9 +75,12 @@ type skillEntry struct {
 	dirs map[string]bool
 }
 
+// skillResource is a file of a skill: its URI, the SHA-256 digest of its
+// bytes and their length (SEP-2640 requires all three).
 type skillResource struct {
 	URI    string `json:"uri"`
 	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
 }
 
 // NewSkillSource returns a source of the skills loader finds, reading
@@ -201,7 +204,7 @@ func (s *SkillSource) entry(ctx context.Context, sk skills.Skill) (*skillEntry, 
 			sum := sha256.Sum256(data)
 			uri := skillURI(sk.Name, sub)
 			e.files[uri] = p
-			e.Resources = append(e.Resources, skillResource{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:])})
+			e.Resources = append(e.Resources, skillResource{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))})
 		}
 		return nil
 	}
@@ -239,17 +242,25 @@ func (s *SkillSource) attach(srv *mcp.Server) {
 	entries := s.entries
 	s.mu.Unlock()
 	s.install(srv, nil, entries)
-	s.registered("skills/list", mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
-		return s.list(p.Cursor)
+	s.registered("skills/list", mcp.AddReceivingCustomMethod(srv, "skills/list", func(_ context.Context, ss *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
+		res, err := s.list(p.Cursor)
+		if err == nil {
+			res.ResultType = resultType(ss, p.Meta)
+		}
+		return res, err
 	}))
-	s.registered("skills/get", mcp.AddReceivingCustomMethod(srv, "skills/get", func(_ context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
+	s.registered("skills/get", mcp.AddReceivingCustomMethod(srv, "skills/get", func(_ context.Context, ss *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
 		if e := s.lookup(p.URI); e != nil && e.URI == p.URI {
-			return &skillsGetResult{Skill: e}, nil
+			return &skillsGetResult{Skill: e, Cacheable: s.cacheable(), ResultType: resultType(ss, p.Meta)}, nil
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%q is not the SKILL.md of a skill this server serves", p.URI)}
 	}))
-	s.registered("resources/directory/read", mcp.AddReceivingCustomMethod(srv, "resources/directory/read", func(_ context.Context, _ *mcp.ServerSession, p *directoryReadParams) (*directoryReadResult, error) {
-		return s.readDir(p.URI, p.Cursor)
+	s.registered("resources/directory/read", mcp.AddReceivingCustomMethod(srv, "resources/directory/read", func(_ context.Context, ss *mcp.ServerSession, p *directoryReadParams) (*directoryReadResult, error) {
+		res, err := s.readDir(p.URI, p.Cursor)
+		if err == nil {
+			res.ResultType = resultType(ss, p.Meta)
+		}
+		return res, err
 	}))
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "skill-file", URITemplate: "skill://{name}/{+file}",
 		Description: "A file of a skill, listed with its digest by skills/list and skills/get."}, s.read)
@@ -283,9 +294,52 @@ func (s *SkillSource) list(cursor string) (*skillsListResult, error) {
 	if i+len(page) < len(s.entries) {
 		res.NextCursor = encodeCursor(page[len(page)-1].URI)
 	}
-	res.TTLMs = int(s.interval.Milliseconds())
-	res.CacheScope = "private"
+	res.Cacheable = s.cacheableLocked()
 	return res, nil
+}
+
+// cacheable is how long and by whom a skills/list or skills/get answer
+// may be kept: for the re-discovery interval, by the caller's client
+// only (the library cannot tell whether every caller of the server sees
+// the same skills).
+func (s *SkillSource) cacheable() mcp.Cacheable {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cacheableLocked()
+}
+
+func (s *SkillSource) cacheableLocked() mcp.Cacheable {
+	return mcp.Cacheable{TTLMs: int(s.interval.Milliseconds()), CacheScope: "private"}
+}
+
+// newProtocol is the first protocol version whose results carry
+// resultType.
+const newProtocol = "2026-07-28"
+
+// resultType is the resultType of a complete result of a custom method
+// (skills/list, skills/get, resources/directory/read) on the protocol of
+// its request: "complete" from 2026-07-28 on, where every result carries
+// it, and none before. The SDK sets it on the results of the methods it
+// defines, not on custom ones.
+func resultType(ss *mcp.ServerSession, meta mcp.Meta) string {
+	if protocolVersion(ss, meta) >= newProtocol {
+		return "complete"
+	}
+	return ""
+}
+
+// protocolVersion is the protocol of a request: the one its _meta names
+// (2026-07-28 on), else the one its session negotiated.
+func protocolVersion(ss *mcp.ServerSession, meta mcp.Meta) string {
+	if v, ok := meta[mcp.MetaKeyProtocolVersion].(string); ok && v != "" {
+		return v
+	}
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil {
+			return p.ProtocolVersion
+		}
+	}
+	return ""
 }
 
 // encodeCursor returns the cursor of the page after the item uri.
@@ -459,6 +513,7 @@ type skillsListResult struct {
 	Skills     []*skillEntry `json:"skills"`
 	NextCursor string        `json:"nextCursor,omitempty"`
 	mcp.Cacheable
+	ResultType string `json:"resultType,omitempty"`
 }
 
 type skillsGetParams struct {
@@ -469,6 +524,8 @@ type skillsGetParams struct {
 type skillsGetResult struct {
 	mcp.ResultBase
 	Skill *skillEntry `json:"skill"`
+	mcp.Cacheable
+	ResultType string `json:"resultType,omitempty"`
 }
 
 type directoryReadParams struct {
@@ -481,4 +538,5 @@ type directoryReadResult struct {
 	mcp.ResultBase
 	Resources  []*mcp.Resource `json:"resources"`
 	NextCursor string          `json:"nextCursor,omitempty"`
+	ResultType string          `json:"resultType,omitempty"`
 }
