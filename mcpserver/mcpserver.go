@@ -122,6 +122,7 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	if opts.Skills != nil {
 		opts.Skills.attach(server)
 	}
+	server.AddReceivingMiddleware(h.gate)
 	return server
 }
 

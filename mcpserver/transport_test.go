@@ -1,0 +1,140 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tools"
+)
+
+// serveHTTP serves New(set, opts) over streamable HTTP on 127.0.0.1,
+// stateless or not.
+func serveHTTP(t *testing.T, set *tools.Set, opts Options, stateless bool) string {
+	t.Helper()
+	server := New(set, opts)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: stateless})
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func dialHTTP(t *testing.T, url, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts).Connect(t.Context(),
+		&mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestStatefulDiscover: a stateful HTTP server cannot serve 2026-07-28,
+// so it answers server/discover as a server that does not speak it
+// (an unsupported-version error listing the versions it does), not with
+// a discovery result whose versions a 2026-07-28 client cannot use; the
+// SDK's client then initializes at 2025-11-25.
+func TestStatefulDiscover(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, nil)
+	url := serveHTTP(t, w.set, Options{}, false)
+	msg := post(t, url, "2026-07-28", "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientInfo":{"name":"probe","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}`)
+	if msg.Error == nil || msg.Error.Code != mcp.CodeUnsupportedProtocolVersion || len(msg.Error.Data.Supported) == 0 {
+		t.Errorf("server/discover on stateful HTTP: %s, want error %d with the supported versions", msg.raw, mcp.CodeUnsupportedProtocolVersion)
+	} else {
+		for _, v := range msg.Error.Data.Supported {
+			if v >= newProtocol {
+				t.Errorf("stateful HTTP lists %s", v)
+			}
+		}
+	}
+	cs := dialHTTP(t, url, "", nil)
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("the SDK's latest client negotiated %q with a stateful server, want 2025-11-25", v)
+	}
+}
+
+// TestUndeclaredMethods: a server declares neither prompts (no skills)
+// nor logging (logs go to its Logger), and answers neither's methods;
+// nor the resources methods without resources or skills.
+func TestUndeclaredMethods(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "x\n"})
+	cs := connectVersion(t, New(w.set, Options{}), nil, "2025-11-25")
+	caps := cs.InitializeResult().Capabilities
+	if caps.Prompts != nil || caps.Logging != nil || caps.Resources != nil {
+		t.Fatalf("capabilities %+v declare prompts, logging or resources", caps)
+	}
+	ctx := t.Context()
+	notFound := func(what string, err error) {
+		t.Helper()
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeMethodNotFound {
+			t.Errorf("%s: %v, want method not found", what, err)
+		}
+	}
+	_, err := cs.ListPrompts(ctx, nil)
+	notFound("prompts/list", err)
+	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "x"})
+	notFound("prompts/get", err)
+	notFound("logging/setLevel", cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}))
+	_, err = cs.ListResources(ctx, nil)
+	notFound("resources/list", err)
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: FileURI("f.txt")})
+	notFound("resources/read", err)
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Errorf("tools/list: %v", err)
+	}
+}
+
+// rpcAnswer is a JSON-RPC answer as a client reads it.
+type rpcAnswer struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+		Data    struct {
+			Supported []string `json:"supported"`
+		} `json:"data"`
+	} `json:"error"`
+	raw []byte
+}
+
+// post sends one JSON-RPC request as a client of version would, with no
+// session, and returns the answer.
+func post(t *testing.T, url, version, method, params string) rpcAnswer {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
+	req, err := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", version)
+	req.Header.Set("Mcp-Method", method)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// The answer is JSON or one SSE event.
+	if i := bytes.Index(raw, []byte("data: ")); i >= 0 {
+		raw = bytes.TrimSpace(raw[i+len("data: "):])
+	}
+	msg := rpcAnswer{raw: raw}
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		t.Fatalf("%s: %s: %v", method, raw, err)
+	}
+	return msg
+}
