@@ -10,6 +10,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// private makes every cacheable result (the lists, resources/read,
+// server/discover) private to the caller's client: a server serves one
+// namespace, tool list and skill catalog to the callers it is built for
+// (a tenant, a scope), so no intermediary may hand one caller's answer
+// to another. The protocol's default is public.
+func private(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+	c.CacheScope = "private"
+}
+
 // gate answers only what the server declared: the SDK serves every
 // standard method whatever the capabilities say. It also has a server that cannot speak 2026-07-28 (stateful HTTP) answer
 // server/discover as such a server must, with the versions it speaks in

@@ -98,6 +98,7 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 		// No MCP logging capability: logs go to the Logger, not to the
 		// client.
 		Capabilities: &mcp.ServerCapabilities{},
+		SetCacheable: private,
 	}
 	if opts.Resources {
 		sopts.CompletionHandler = h.complete

@@ -138,3 +138,30 @@ func post(t *testing.T, url, version, method, params string) rpcAnswer {
 	}
 	return msg
 }
+
+// TestPrivateCache: every cacheable answer (a file, the lists, the
+// discovery) is private to the caller's client: a server serves the
+// namespace and tools of the callers it was built for, so no
+// intermediary may serve one caller's answer to another.
+func TestPrivateCache(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "mine\n"})
+	cs := connect(t, New(w.set, Options{Resources: true}), nil)
+	ctx := t.Context()
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: FileURI("f.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, scope := range map[string]string{"resources/read": read.CacheScope, "tools/list": tl.CacheScope, "resources/templates/list": rt.CacheScope} {
+		if scope != "private" {
+			t.Errorf("%s: cacheScope %q, want private", name, scope)
+		}
+	}
+}
