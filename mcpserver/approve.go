@@ -59,6 +59,15 @@ const (
 const noElicitation = "This server makes changes only with the user's approval, and this client cannot ask the user " +
 	"(it does not support MCP elicitation). Nothing was changed; ask the user to make the change, or to use a client that supports elicitation."
 
+// noStatelessElicitation is the result of a change asked over stateless
+// HTTP by a client of a protocol before 2026-07-28: it may well support
+// elicitation, but the request to ask its user would go out on this
+// request's stream and the answer come back as a new request, which a
+// stateless server cannot join to this call.
+const noStatelessElicitation = "This server makes changes only with the user's approval, and it cannot ask the user over this connection: " +
+	"it runs over stateless HTTP, which carries approvals only for clients of MCP protocol 2026-07-28 or later. " +
+	"Nothing was changed; ask the user to make the change, or to connect with protocol 2026-07-28 or to a stateful server."
+
 // approvalID names the one input request of an approval.
 const approvalID = "approve"
 
@@ -78,6 +87,14 @@ const reasonChanged = "the file changed while the user was looking at the change
 // precondition cover the rest of the way to storage. The call ends with
 // res or err when either is set.
 func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToolRequest, start time.Time) (_ context.Context, res *mcp.CallToolResult, err error) {
+	if h.opts.Stateless && req.ProtocolVersion() < newProtocol {
+		// Whatever the client declared, its answer could not reach this
+		// call (see noStatelessElicitation).
+		if h.opts.ApprovalFallback == nil {
+			return ctx, errorResult(noStatelessElicitation), nil
+		}
+		return tools.WithChangeListener(ctx, h.opts.ApprovalFallback), nil, nil
+	}
 	if !canElicit(req) {
 		if h.opts.ApprovalFallback == nil {
 			return ctx, errorResult(noElicitation), nil

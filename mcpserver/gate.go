@@ -20,7 +20,9 @@ func private(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
 }
 
 // gate answers only what the server declared: the SDK serves every
-// standard method whatever the capabilities say. It also has a server that cannot speak 2026-07-28 (stateful HTTP) answer
+// standard method whatever the capabilities say. It also keeps the
+// transport's limits out of what is declared (see Options.Stateless),
+// and has a server that cannot speak 2026-07-28 (stateful HTTP) answer
 // server/discover as such a server must, with the versions it speaks in
 // an unsupported-version error, rather than with a discovery result no
 // 2026-07-28 client can use.
@@ -38,6 +40,17 @@ func (h *handlers) gate(next mcp.MethodHandler) mcp.MethodHandler {
 			if !h.opts.Resources && h.opts.Skills == nil {
 				return nil, undeclared(method, "resources")
 			}
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if ir, ok := res.(*mcp.InitializeResult); ok && err == nil && h.opts.Stateless && ir.Capabilities != nil && ir.Capabilities.Resources != nil {
+				// initialize is the handshake of 2025-11-25 and before.
+				caps := *ir.Capabilities
+				r := *caps.Resources
+				r.Subscribe = false
+				caps.Resources = &r
+				ir.Capabilities = &caps
+			}
+			return res, err
 		case "server/discover":
 			res, err := next(ctx, method, req)
 			if dr, ok := res.(*mcp.DiscoverResult); ok && err == nil && !slices.ContainsFunc(dr.SupportedVersions, func(v string) bool { return v >= newProtocol }) {

@@ -36,6 +36,22 @@ type Options struct {
 	// Resources serves the files of the namespace as resources, with
 	// completion of their paths and subscriptions.
 	Resources bool
+	// MaxSubscriptions caps the resource subscriptions one session holds;
+	// 0 means DefaultMaxSubscriptions. Each is judged by the policy as
+	// resources/read is, its URI is at most MaxSubscriptionURIBytes, a
+	// session subscribes at most SubscribeRate times a second, and its
+	// subscriptions are freed when it ends.
+	MaxSubscriptions int
+	// Stateless tells the server it answers stateless streamable HTTP
+	// (mcp.StreamableHTTPOptions.Stateless), where each request is a
+	// session of its own and nothing reaches the client outside the
+	// answer to one of its requests. A client of protocol 2025-11-25 or
+	// earlier is then offered no resource subscriptions (nothing could
+	// deliver their updates) and is told, not asked, when a change needs
+	// approval: its elicitation could never come back to this session.
+	// Protocol 2026-07-28 carries both (subscriptions/listen, multi
+	// round-trip requests). Stdio and stateful HTTP leave it false.
+	Stateless bool
 	// MaxResourceBytes caps the size of a file resources/read returns;
 	// 0 means DefaultMaxResourceBytes.
 	MaxResourceBytes int64
@@ -84,6 +100,9 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	}
 	if opts.Changes == nil {
 		opts.Changes = NewChanges()
+	}
+	if opts.MaxSubscriptions <= 0 {
+		opts.MaxSubscriptions = DefaultMaxSubscriptions
 	}
 	h := &handlers{set: set, opts: opts, key: opts.ApprovalKey}
 	if len(h.key) == 0 {

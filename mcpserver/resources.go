@@ -2,12 +2,15 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"mime"
 	"net/url"
 	"path"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"golang.org/x/time/rate"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -126,37 +129,119 @@ func (h *handlers) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 }
 
 // Changes tells the subscribers of file resources when a tool call
-// through any server sharing it changed their file. It is safe for
-// concurrent use.
+// through any server sharing it changed their file. It holds each
+// session's subscriptions until the session unsubscribes or ends, and
+// no more of them than the servers' limits let a session make. It is
+// safe for concurrent use.
 type Changes struct {
 	mu sync.Mutex
-	// subs counts the subscriptions of each URI on each server.
-	subs map[string]map[*mcp.Server]int
+	// subs holds the sessions subscribed to each URI, with the server
+	// each session is served by.
+	subs map[string]map[*mcp.ServerSession]*mcp.Server
+	// sessions holds each subscribed session's URIs and its subscribe
+	// rate.
+	sessions map[*mcp.ServerSession]*sessionSubs
+}
+
+// sessionSubs are one session's subscriptions.
+type sessionSubs struct {
+	uris    map[string]bool
+	limiter *rate.Limiter
 }
 
 // NewChanges returns a Changes with no subscribers.
 func NewChanges() *Changes {
-	return &Changes{subs: make(map[string]map[*mcp.Server]int)}
+	return &Changes{subs: make(map[string]map[*mcp.ServerSession]*mcp.Server), sessions: make(map[*mcp.ServerSession]*sessionSubs)}
 }
 
-func (c *Changes) add(uri string, s *mcp.Server) {
+// Subscription limits: a session holds at most
+// Options.MaxSubscriptions (DefaultMaxSubscriptions) of them, each URI at
+// most MaxSubscriptionURIBytes long (longer than any path a backend
+// takes), and subscribes at most SubscribeRate times a second on average,
+// SubscribeBurst at once (enough for a host to subscribe its whole set
+// when it starts).
+const (
+	DefaultMaxSubscriptions = 100
+	MaxSubscriptionURIBytes = 4096
+	SubscribeRate           = 10
+	SubscribeBurst          = 100
+)
+
+// errSubscription is a refused subscription: an invalid-params error
+// naming why.
+func errSubscription(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// add records the subscription of ss (served by s) to uri, within max
+// subscriptions for the session and the subscribe rate. The session's
+// subscriptions are dropped when it ends.
+func (c *Changes) add(uri string, s *mcp.Server, ss *mcp.ServerSession, max int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	sub := c.sessions[ss]
+	if sub == nil {
+		sub = &sessionSubs{uris: map[string]bool{}, limiter: rate.NewLimiter(SubscribeRate, SubscribeBurst)}
+		c.sessions[ss] = sub
+		go func() {
+			// Session.Wait returns when the session ends, however it
+			// ends (closed, timed out, its connection gone).
+			ss.Wait()
+			c.drop(ss)
+		}()
+	}
+	if !sub.uris[uri] && len(sub.uris) >= max {
+		return errSubscription("This session already holds %d subscriptions, the most it may; unsubscribe from one first.", max)
+	}
+	if !sub.limiter.Allow() {
+		return errSubscription("Too many subscribe requests from this session (at most %d a second); retry later.", SubscribeRate)
+	}
+	sub.uris[uri] = true
 	if c.subs[uri] == nil {
-		c.subs[uri] = make(map[*mcp.Server]int)
+		c.subs[uri] = make(map[*mcp.ServerSession]*mcp.Server)
 	}
-	c.subs[uri][s]++
+	c.subs[uri][ss] = s
+	return nil
 }
 
-func (c *Changes) remove(uri string, s *mcp.Server) {
+// remove drops the subscription of ss to uri.
+func (c *Changes) remove(uri string, ss *mcp.ServerSession) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.subs[uri][s]--; c.subs[uri][s] <= 0 {
-		delete(c.subs[uri], s)
+	if sub := c.sessions[ss]; sub != nil {
+		delete(sub.uris, uri)
 	}
+	c.unlink(uri, ss)
+}
+
+func (c *Changes) unlink(uri string, ss *mcp.ServerSession) {
+	delete(c.subs[uri], ss)
 	if len(c.subs[uri]) == 0 {
 		delete(c.subs, uri)
 	}
+}
+
+// drop forgets every subscription of a session that ended.
+func (c *Changes) drop(ss *mcp.ServerSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sub := c.sessions[ss]; sub != nil {
+		for uri := range sub.uris {
+			c.unlink(uri, ss)
+		}
+	}
+	delete(c.sessions, ss)
+}
+
+// Subscriptions returns how many subscriptions the sessions hold in all,
+// and how many sessions hold them.
+func (c *Changes) Subscriptions() (subscriptions, sessions int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, sub := range c.sessions {
+		subscriptions += len(sub.uris)
+	}
+	return subscriptions, len(c.sessions)
 }
 
 // changed sends notifications/resources/updated for every subscribed URI
@@ -175,13 +260,13 @@ func (c *Changes) changed(ctx context.Context, ev tools.Event) {
 		uri string
 		s   *mcp.Server
 	}
-	var targets []target
+	targets := map[target]bool{}
 	c.mu.Lock()
-	for uri, servers := range c.subs {
+	for uri, sessions := range c.subs {
 		for _, t := range touched {
 			if uri == t || strings.HasPrefix(uri, t+"/") {
-				for s := range servers {
-					targets = append(targets, target{uri, s})
+				for _, s := range sessions {
+					targets[target{uri, s}] = true
 				}
 				break
 			}
@@ -190,44 +275,67 @@ func (c *Changes) changed(ctx context.Context, ev tools.Event) {
 	c.mu.Unlock()
 	// The notification outlives the call that caused it.
 	ctx = context.WithoutCancel(ctx)
-	for _, t := range targets {
-		if !hasSessions(t.s) {
-			c.forget(t.s)
-			continue
-		}
+	for t := range targets {
 		_ = t.s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: t.uri})
 	}
 }
 
-// forget drops every subscription of a server whose sessions are gone.
-func (c *Changes) forget(s *mcp.Server) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for uri, servers := range c.subs {
-		delete(servers, s)
-		if len(servers) == 0 {
-			delete(c.subs, uri)
-		}
+// errStatelessSubscribe refuses resources/subscribe of a client that
+// cannot be told of an update.
+var errStatelessSubscribe = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+	Message: "resources/subscribe: this server runs over stateless HTTP, which cannot send notifications/resources/updated to a client " +
+		"of protocol 2025-11-25 or earlier; subscribe with protocol 2026-07-28 (subscriptions/listen) or use a stateful server"}
+
+// subscribe accepts a subscription to a file resource the policy lets the
+// model read (a missing file may be subscribed to, as it may appear),
+// within the session's limits.
+func (h *handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	if h.opts.Stateless && protocolVersion(nil, req.Params.Meta) < newProtocol {
+		// 2026-07-28 subscribes through subscriptions/listen, whose
+		// stream carries the updates; before it, a stateless server has
+		// no stream to send them on.
+		return errStatelessSubscribe
 	}
+	if len(uri) > MaxSubscriptionURIBytes {
+		return errSubscription("The resource URI is %d bytes long; a subscription's URI may be at most %d.", len(uri), MaxSubscriptionURIBytes)
+	}
+	name, ok := filePath(uri)
+	if !ok {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	if err := h.readable(ctx, name); err != nil {
+		return err
+	}
+	if req.Session == nil {
+		return errSubscription("resources/subscribe needs a session")
+	}
+	return h.opts.Changes.add(uri, h.server, req.Session, h.opts.MaxSubscriptions)
 }
 
-func hasSessions(s *mcp.Server) bool {
-	for range s.Sessions() {
-		return true
+// readable judges name as resources/read would, without reading it: the
+// policy and the Permission hook first, then whether it is a file. A
+// file that does not exist (yet) passes.
+func (h *handlers) readable(ctx context.Context, name string) error {
+	// ReadFile with a negative cap judges and opens the file, then
+	// refuses it as larger than the cap before reading a byte, so
+	// nothing counts as read.
+	_, err := h.set.ReadFile(ctx, name, -1)
+	msg, ok := RetryMessage(err)
+	switch {
+	case err == nil:
+		return nil
+	case !ok:
+		return err
+	case strings.HasPrefix(msg, "File '"+name+"' is larger than "), strings.HasPrefix(msg, "File not found"):
+		return nil
 	}
-	return false
-}
-
-// subscribe accepts a subscription to a file resource.
-func (h *handlers) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if _, ok := filePath(req.Params.URI); !ok {
-		return mcp.ResourceNotFoundError(req.Params.URI)
-	}
-	h.opts.Changes.add(req.Params.URI, h.server)
-	return nil
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 }
 
 func (h *handlers) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
-	h.opts.Changes.remove(req.Params.URI, h.server)
+	if req.Session != nil {
+		h.opts.Changes.remove(req.Params.URI, req.Session)
+	}
 	return nil
 }

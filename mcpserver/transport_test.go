@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -37,6 +38,63 @@ func dialHTTP(t *testing.T, url, version string, opts *mcp.ClientOptions) *mcp.C
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// TestStatelessHTTP: over stateless HTTP a 2025-11-25 client, which no
+// update and no elicitation can reach outside the answer to its request,
+// is offered no subscriptions (and one asked for is refused saying why)
+// and has a change that needs approval refused saying that the transport,
+// not the client, cannot carry it, although it declares elicitation. A
+// 2026-07-28 client over the same server gets its change approved.
+func TestStatelessHTTP(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+	url := serveHTTP(t, w.set, Options{Resources: true, Approve: ApproveChanges, Stateless: true}, true)
+	asked := 0
+	elicit := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}}
+
+	old := dialHTTP(t, url, "2025-11-25", elicit)
+	caps := old.InitializeResult().Capabilities
+	if caps.Resources == nil || caps.Resources.Subscribe {
+		t.Errorf("2025-11-25 over stateless HTTP: resources capability %+v, want resources without subscribe", caps.Resources)
+	}
+	// The SDK's client does not send what is not declared; a client
+	// that does is refused.
+	if msg := post(t, url, "2025-11-25", "resources/subscribe", `{"uri":"fencefs:///f.txt"}`); msg.Error == nil || !strings.Contains(msg.Error.Message, "stateless HTTP") {
+		t.Errorf("subscribe over stateless HTTP at 2025-11-25: %+v, want a refusal naming the transport", msg)
+	}
+	res, text := call(t, old, "write_file", map[string]any{"path": "f.txt", "content": "new\n"})
+	if !res.IsError || text != noStatelessElicitation || asked != 0 {
+		t.Errorf("a change at 2025-11-25 over stateless HTTP: %q (isError %v, asked %d), want %q", text, res.IsError, asked, noStatelessElicitation)
+	}
+	if got := w.read(t, "f.txt"); got != "old\n" {
+		t.Fatalf("f.txt holds %q after a refused change", got)
+	}
+
+	cur := dialHTTP(t, url, "", elicit)
+	if v := cur.InitializeResult().ProtocolVersion; v < newProtocol {
+		t.Fatalf("the latest client negotiated %s", v)
+	}
+	res, text = call(t, cur, "write_file", map[string]any{"path": "f.txt", "content": "new\n"})
+	if res.IsError || asked != 1 || w.read(t, "f.txt") != "new\n" {
+		t.Errorf("a change at %s over stateless HTTP: %q (isError %v, asked %d)", cur.InitializeResult().ProtocolVersion, text, res.IsError, asked)
+	}
+}
+
+// TestStatefulHTTPSubscribe: stateful HTTP and stdio-like transports
+// carry updates, so they declare subscriptions at 2025-11-25.
+func TestStatefulHTTPSubscribe(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+	url := serveHTTP(t, w.set, Options{Resources: true}, false)
+	cs := dialHTTP(t, url, "2025-11-25", nil)
+	if r := cs.InitializeResult().Capabilities.Resources; r == nil || !r.Subscribe {
+		t.Errorf("stateful HTTP: resources capability %+v, want subscribe", r)
+	}
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: FileURI("f.txt")}); err != nil {
+		t.Errorf("subscribe over stateful HTTP: %v", err)
+	}
 }
 
 // TestStatefulDiscover: a stateful HTTP server cannot serve 2026-07-28,

@@ -1,9 +1,13 @@
 package security
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/mcpserver"
@@ -13,6 +17,58 @@ import (
 // The tests of this file attack what the MCP server holds and shows for a
 // client beyond the tools (issue 20, classes 4, 7 and 8), through the
 // built command.
+
+// TestMCPSubscriptionsBounded (class 4): a session's resource
+// subscriptions are judged by the policy as resources/read is (a denied
+// path, even one that does not exist, is refused), each URI is bounded in
+// length, their count per session is bounded, and a session subscribing
+// over and over is rate limited; so one client cannot make the server
+// hold memory without bound.
+func TestMCPSubscriptionsBounded(t *testing.T) {
+	t.Parallel()
+	root := cmdRoot(t)
+	srv := startHTTPCmd(t, root, "--stateful", "--deny", "secret/**")
+	cs, err := connectTenant(t, srv.url, "", "2025-11-25", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cs.InitializeResult().Capabilities.Resources; r == nil || !r.Subscribe {
+		t.Fatalf("stateful HTTP declares resources %+v, want subscriptions", r)
+	}
+	sub := func(uri string) error {
+		// A server that logs what it is sent (a 1 MB URI) may stall;
+		// every call is bounded.
+		ctx, cancel := context.WithTimeout(t.Context(), cmdDeadline)
+		defer cancel()
+		return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	}
+	refused := func(what string, err error, want string) {
+		t.Helper()
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || !strings.Contains(werr.Message, want) {
+			t.Errorf("%s: %v, want a refusal with %q", what, err, want)
+		}
+	}
+	if err := sub(mcpserver.FileURI("a.txt")); err != nil {
+		t.Fatalf("subscribe to a readable file: %v", err)
+	}
+	refused("a denied path", sub(mcpserver.FileURI("secret/none.txt")), "secret/none.txt")
+	refused("a 1 MB URI", sub(mcpserver.FileURI(strings.Repeat("x", 1<<20))), fmt.Sprint(mcpserver.MaxSubscriptionURIBytes))
+	// a.txt holds one; fill the rest with files that may appear.
+	for i := 1; i < mcpserver.DefaultMaxSubscriptions; i++ {
+		if err := sub(mcpserver.FileURI(fmt.Sprintf("n%03d.txt", i))); err != nil {
+			t.Fatalf("subscription %d: %v", i+1, err)
+		}
+	}
+	refused("one subscription over the limit", sub(mcpserver.FileURI("over.txt")), fmt.Sprintf("%d subscriptions", mcpserver.DefaultMaxSubscriptions))
+	// The burst is spent; the bucket refills at SubscribeRate a second,
+	// so of ten times the burst some are refused however slow this runs.
+	err = nil
+	for i := 0; i < 10*mcpserver.SubscribeBurst && err == nil; i++ {
+		err = sub(mcpserver.FileURI("a.txt"))
+	}
+	refused("subscribing over and over", err, "Too many subscribe requests")
+}
 
 // TestMCPFileResourcesPrivate (class 8): a tenant's file, read as a
 // resource, is answered with cacheScope private, never public, so no
