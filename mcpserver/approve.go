@@ -6,9 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -103,10 +106,16 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 	}
 	p := req.Params
 	if answer, ok := p.InputResponses[approvalID].(*mcp.ElicitResult); ok && h.verify(t.Name, p.RequestState) != "" {
-		shown := h.verify(t.Name, p.RequestState)
-		return tools.WithChangeListener(ctx, func(_ context.Context, r *tools.ChangeRequest) error {
+		shown, asked := h.verify(t.Name, p.RequestState), h.issued(p.RequestState)
+		return tools.WithChangeListener(ctx, func(ctx context.Context, r *tools.ChangeRequest) error {
+			entries, more, err := h.entries(ctx, r)
+			if err != nil {
+				return err
+			}
 			switch {
-			case changeDigest(r) != shown:
+			case time.Since(asked) > h.opts.ApprovalTTL:
+				r.Cancel(fmt.Sprintf(reasonExpired, h.opts.ApprovalTTL))
+			case more || changeDigest(r, entries) != shown:
 				r.Cancel(reasonChanged)
 			case answer.Action == "accept":
 			case answer.Action == "decline":
@@ -118,49 +127,144 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 		}), nil, nil
 	}
 	var asked *tools.ChangeRequest
-	probe := tools.WithChangeListener(ctx, func(_ context.Context, r *tools.ChangeRequest) error {
+	var entries []string
+	var more bool
+	probe := tools.WithChangeListener(ctx, func(ctx context.Context, r *tools.ChangeRequest) error {
 		asked = r
 		r.Cancel("awaiting the user's approval")
-		return nil
+		var err error
+		entries, more, err = h.entries(ctx, r)
+		return err
 	})
 	text, err := t.Call(probe, p.Arguments)
-	if asked == nil {
+	if asked == nil || err != nil {
 		// No change to approve (a refusal, a directory that exists):
 		// the call's own answer stands, and nothing was changed.
 		return ctx, h.result(ctx, t, start, text, err), nil
 	}
+	if more {
+		return ctx, errorResult(fmt.Sprintf(tooManyEntries, asked.Path, maxApprovalEntries)), nil
+	}
 	return ctx, &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{approvalID: &mcp.ElicitParams{Mode: "form", Message: ApprovalMessage(asked), RequestedSchema: approvalSchema}},
-		RequestState:  h.sign(t.Name, changeDigest(asked)),
+		InputRequests: mcp.InputRequestMap{approvalID: &mcp.ElicitParams{Mode: "form", Message: approvalMessage(asked, entries), RequestedSchema: approvalSchema}},
+		RequestState:  h.sign(t.Name, changeDigest(asked, entries)),
 	}, nil
+}
+
+// maxApprovalEntries bounds the entries of a directory a change may take
+// along and still be shown to the user for approval.
+const maxApprovalEntries = 10000
+
+// tooManyEntries refuses the change of a directory too large to show.
+const tooManyEntries = "'%s' holds more than %d entries, too many to show the user for approval. Nothing was changed; change it in parts."
+
+// reasonExpired is given for an answer that came after the approval
+// expired.
+const reasonExpired = "the approval expired (the user answered more than %v after being asked). Retry to ask again"
+
+// DefaultApprovalTTL is how long an approval the user was asked for
+// stays good by default.
+const DefaultApprovalTTL = 10 * time.Minute
+
+// entries lists what a change of a directory takes along: for the
+// delete of a directory every entry below it, for the move or copy of
+// one every entry below its source, sorted, as paths from the namespace
+// root (directories end with '/'); nil for a change of files. more
+// reports that there are over maxApprovalEntries. The listing is the one
+// the policy shows (Set.CompletePath): entries it hides (dot-named,
+// names with control characters, special files) are not in it.
+func (h *handlers) entries(ctx context.Context, r *tools.ChangeRequest) (entries []string, more bool, err error) {
+	var dir string
+	switch {
+	case r.Sizes != nil:
+		return nil, false, nil
+	case r.Operation == tools.OpDelete:
+		dir = r.Path
+	case r.Operation == tools.OpMove || r.Operation == tools.OpCopy:
+		dir = r.Source
+	default:
+		return nil, false, nil
+	}
+	entries = []string{}
+	var walk func(prefix string) error
+	walk = func(prefix string) error {
+		paths, over, err := h.set.CompletePath(ctx, prefix, maxApprovalEntries-len(entries))
+		if err != nil {
+			return err
+		}
+		if over {
+			more = true
+			return nil
+		}
+		for _, p := range paths {
+			entries = append(entries, p)
+			if strings.HasSuffix(p, "/") {
+				if err := walk(p); err != nil || more {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	err = walk(strings.TrimPrefix(dir, "/") + "/")
+	if _, ok := RetryMessage(err); ok {
+		// Not a directory after all (an empty file's delete), or not
+		// listable: nothing to take along.
+		return nil, false, nil
+	}
+	slices.Sort(entries)
+	return entries, more, err
 }
 
 // changeDigest identifies a change as the user is shown it, and by the
 // sizes and prior content hashes of the files it changes, which tell a
 // change apart where the diff cannot (a binary file, or one too large to
 // diff whole): an answer holds only for the content it was asked about.
-func changeDigest(r *tools.ChangeRequest) string {
+func changeDigest(r *tools.ChangeRequest, entries []string) string {
 	parts := []string{r.Operation, r.Path, r.Source, r.Diff, strconv.FormatBool(r.Truncated)}
 	for _, c := range r.Sizes {
 		parts = append(parts, fmt.Sprintf("%s\x01%d\x01%d\x01%s", c.Path, c.Before, c.After, c.BeforeHash))
 	}
+	// The entries a directory change takes along: one that appeared
+	// while the user looked makes the answer void.
+	parts = append(parts, fmt.Sprintf("entries\x01%d", len(entries)))
+	parts = append(parts, entries...)
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:])
 }
 
-// sign returns the request state carrying digest for tool.
+// sign returns the request state carrying digest for tool and the time
+// the user is asked.
 func (h *handlers) sign(tool, digest string) string {
-	return digest + "." + h.mac(tool, digest)
+	signed := digest + "." + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	return signed + "." + h.mac(tool, signed)
 }
 
 // verify returns the digest of a request state this server signed for
 // tool, or "" when it did not.
 func (h *handlers) verify(tool, state string) string {
-	digest, mac, ok := strings.Cut(state, ".")
-	if !ok || !hmac.Equal([]byte(mac), []byte(h.mac(tool, digest))) {
+	i := strings.LastIndexByte(state, '.')
+	if i < 0 || !hmac.Equal([]byte(state[i+1:]), []byte(h.mac(tool, state[:i]))) {
+		return ""
+	}
+	digest, _, ok := strings.Cut(state[:i], ".")
+	if !ok {
 		return ""
 	}
 	return digest
+}
+
+// issued returns when the user was asked, by a state verify accepted.
+func (h *handlers) issued(state string) time.Time {
+	parts := strings.Split(state, ".")
+	if len(parts) != 3 {
+		return time.Time{}
+	}
+	ms, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 func (h *handlers) mac(tool, digest string) string {
@@ -189,36 +293,117 @@ func canElicit(req *mcp.CallToolRequest) bool {
 var approvalSchema = map[string]any{"type": "object", "properties": map[string]any{}}
 
 // ApprovalMessage is what the user is shown for req: the operation, the
-// path(s) and the unified diff.
-func ApprovalMessage(req *tools.ChangeRequest) string {
+// path(s) and the unified diff, with every character that would not show
+// as itself escaped (see approvalMessage).
+func ApprovalMessage(req *tools.ChangeRequest) string { return approvalMessage(req, nil) }
+
+// maxShownEntries is how many of a directory change's entries the
+// message lists; the count is always given.
+const maxShownEntries = 50
+
+// approvalMessage is ApprovalMessage naming the entries a directory
+// change takes along: their count, and the first maxShownEntries of
+// them. Names and diff lines are shown with control, format (bidi,
+// zero-width) and line-separator characters escaped as \u{XXXX} and
+// invalid UTF-8 as \x{XX}, so the name shown is the name written; a name
+// that needed it is quoted and the message says so.
+func approvalMessage(req *tools.ChangeRequest, entries []string) string {
 	var b strings.Builder
+	escaped := false
+	name := func(p string) string {
+		e, changed := escapeShown(p, false)
+		if changed {
+			escaped = true
+			return `"` + e + `"`
+		}
+		return e
+	}
+	path, source := name(req.Path), name(req.Source)
 	switch req.Operation {
 	case tools.OpWrite:
-		fmt.Fprintf(&b, "Allow writing %s?", req.Path)
+		fmt.Fprintf(&b, "Allow writing %s?", path)
 	case tools.OpEdit:
-		fmt.Fprintf(&b, "Allow editing %s?", req.Path)
+		fmt.Fprintf(&b, "Allow editing %s?", path)
 	case tools.OpDelete:
-		fmt.Fprintf(&b, "Allow deleting %s?", req.Path)
+		if entries != nil {
+			fmt.Fprintf(&b, "Allow deleting the directory %s and the %d entries in it?", path, len(entries))
+		} else {
+			fmt.Fprintf(&b, "Allow deleting %s?", path)
+		}
 	case tools.OpMove:
-		fmt.Fprintf(&b, "Allow moving %s to %s?", req.Source, req.Path)
+		fmt.Fprintf(&b, "Allow moving %s to %s?", source, path)
 	case tools.OpCopy:
-		fmt.Fprintf(&b, "Allow copying %s to %s?", req.Source, req.Path)
+		fmt.Fprintf(&b, "Allow copying %s to %s?", source, path)
 	case tools.OpCreateDirectory:
-		fmt.Fprintf(&b, "Allow creating the directory %s?", req.Path)
+		fmt.Fprintf(&b, "Allow creating the directory %s?", path)
 	case tools.OpApplyPatch:
-		fmt.Fprintf(&b, "Allow applying a patch starting at %s?", req.Path)
+		fmt.Fprintf(&b, "Allow applying a patch starting at %s?", path)
 	default:
-		fmt.Fprintf(&b, "Allow %s of %s?", req.Operation, req.Path)
+		fmt.Fprintf(&b, "Allow %s of %s?", req.Operation, path)
+	}
+	if entries != nil && req.Operation != tools.OpDelete {
+		fmt.Fprintf(&b, " It takes along the %d entries in %s.", len(entries), source)
+	}
+	if len(entries) > 0 {
+		b.WriteString("\n\n")
+		for i, e := range entries {
+			if i == maxShownEntries {
+				fmt.Fprintf(&b, "... and %d more\n", len(entries)-maxShownEntries)
+				break
+			}
+			b.WriteString(name(e))
+			b.WriteString("\n")
+		}
+		b.WriteString("(Hidden entries, such as dot-named ones, are not listed or counted.)\n")
 	}
 	if req.Diff != "" {
+		diff, changed := escapeShown(req.Diff, true)
+		escaped = escaped || changed
 		b.WriteString("\n\n")
-		b.WriteString(req.Diff)
-		if !strings.HasSuffix(req.Diff, "\n") {
+		b.WriteString(diff)
+		if !strings.HasSuffix(diff, "\n") {
 			b.WriteString("\n")
 		}
 	}
 	if req.Truncated {
 		b.WriteString("\n(The diff is cut short or left out: a side is too large or not text.)\n")
 	}
+	if escaped {
+		b.WriteString("\n(Characters that would not show as themselves, such as control, bidirectional or zero-width ones, are shown escaped as \\u{XXXX}.)\n")
+	}
 	return b.String()
+}
+
+// escapeShown escapes in s what would not show as itself: control
+// characters (but line feeds and tabs when multiline), format characters
+// (bidirectional controls, zero-width ones), line and paragraph
+// separators, invalid UTF-8, and a backslash when anything else was
+// escaped, so an escape cannot be forged by the name itself. changed
+// reports whether anything was.
+func escapeShown(s string, multiline bool) (string, bool) {
+	needs := func(r rune) bool {
+		if multiline && (r == '\n' || r == '\t') {
+			return false
+		}
+		return r == utf8.RuneError || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+	}
+	if utf8.ValidString(s) && strings.IndexFunc(s, needs) < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, "\\x{%02X}", s[i])
+		case r == '\\':
+			b.WriteString("\\\\")
+		case needs(r):
+			fmt.Fprintf(&b, "\\u{%04X}", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String(), true
 }

@@ -182,3 +182,33 @@ func TestApproveWithoutElicitation(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalMessageEscapes: what would not show as itself in a name or
+// a diff line is escaped (and a backslash with it, so a name cannot forge
+// an escape); line feeds and tabs of a diff stay.
+func TestApprovalMessageEscapes(t *testing.T) {
+	for _, tt := range []struct {
+		in, want  string
+		multiline bool
+		changed   bool
+	}{
+		{in: "plain/name.txt", want: "plain/name.txt"},
+		{in: "caf\u00e9 \u65e5\u672c.txt", want: "caf\u00e9 \u65e5\u672c.txt"},
+		{in: "evil\u202Etxt.exe", want: `evil\u{202E}txt.exe`, changed: true},
+		{in: "a\u200Bb\u2028c\u2066d", want: `a\u{200B}b\u{2028}c\u{2066}d`, changed: true},
+		{in: "a\\u{202E}\u202E", want: `a\\u{202E}\u{202E}`, changed: true},
+		{in: "bad\xffutf8", want: `bad\x{FF}utf8`, changed: true},
+		{in: "a\nb\tc\r", want: `a\u{000A}b\u{0009}c\u{000D}`, changed: true},
+		{in: "-a\n+b\tc\r\n", want: "-a\n+b\tc\\u{000D}\n", multiline: true, changed: true},
+		{in: "-a\n+b\n", want: "-a\n+b\n", multiline: true},
+	} {
+		got, changed := escapeShown(tt.in, tt.multiline)
+		if got != tt.want || changed != tt.changed {
+			t.Errorf("escapeShown(%q, %v) = %q, %v; want %q, %v", tt.in, tt.multiline, got, changed, tt.want, tt.changed)
+		}
+	}
+	msg := ApprovalMessage(&tools.ChangeRequest{Operation: tools.OpWrite, Path: "evil\u202Etxt.exe", Diff: "+x\u200By\n"})
+	if strings.ContainsAny(msg, "\u202E\u200B") || !strings.HasPrefix(msg, `Allow writing "evil\u{202E}txt.exe"?`) || !strings.Contains(msg, "shown escaped") {
+		t.Errorf("message %q", msg)
+	}
+}

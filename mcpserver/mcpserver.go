@@ -73,6 +73,11 @@ type Options struct {
 	// server a random key of its own, and an answer that reaches another
 	// server is then asked again.
 	ApprovalKey []byte
+	// ApprovalTTL is how long the user's answer to an approval stays
+	// good after the user was asked; a later answer cancels the change
+	// (the model is told to retry, which asks again). 0 means
+	// DefaultApprovalTTL.
+	ApprovalTTL time.Duration
 	// Wrap, when set, wraps each tool's handler, so that a command can
 	// put its own checks and records (quotas, audit, metrics) around
 	// every call, approval rounds included.
@@ -100,6 +105,9 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	}
 	if opts.Changes == nil {
 		opts.Changes = NewChanges()
+	}
+	if opts.ApprovalTTL <= 0 {
+		opts.ApprovalTTL = DefaultApprovalTTL
 	}
 	if opts.MaxSubscriptions <= 0 {
 		opts.MaxSubscriptions = DefaultMaxSubscriptions

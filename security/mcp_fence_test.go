@@ -4,19 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tenant/tenanttest"
+	"github.com/fencefs/fencefs/tools"
 )
 
 // The tests of this file attack what the MCP server holds and shows for a
-// client beyond the tools (issue 20, classes 4, 7 and 8), through the
-// built command.
+// client beyond the tools (issue 20, classes 4, 7 and 8): through the
+// built command, and, where the command has no flag for what is attacked
+// (an approval's lifetime), through the mcpserver a platform builds.
 
 // TestMCPSubscriptionsBounded (class 4): a session's resource
 // subscriptions are judged by the policy as resources/read is (a denied
@@ -101,5 +107,126 @@ func TestMCPFileResourcesPrivate(t *testing.T) {
 	}
 	if tl.CacheScope != "private" {
 		t.Errorf("a tenant's tools/list: cacheScope %q, want private", tl.CacheScope)
+	}
+}
+
+// approvingServer serves every tool over the directory root with
+// --approve changes (and ttl, when set) to an SDK client at version
+// whose user answers with look, then accept.
+func approvingServer(t *testing.T, root string, ttl time.Duration, version string, look func(message string)) *mcp.ClientSession {
+	t.Helper()
+	b, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.New(b, tools.Options{Tools: tools.AllTools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := mcpserver.New(set, mcpserver.Options{Approve: mcpserver.ApproveChanges, ApprovalTTL: ttl})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			look(req.Params.Message)
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := c.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+// TestMCPApprovalBindsWhatIsShown (class 7): an approval holds for what
+// the user was shown and for a while only. The delete of a directory
+// names the count and the entries it takes along, and an entry that
+// appeared while the user looked makes the answer void (it was deleted
+// with the rest before); an answer that comes after the approval expired
+// changes nothing (approvals never expired before); a name or content
+// with bidirectional, zero-width or control characters is shown escaped,
+// so the name shown is the name written (a right-to-left override showed
+// "evil\u202Etxt.exe" as "evilexe.txt").
+func TestMCPApprovalBindsWhatIsShown(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version+"/directory delete", func(t *testing.T) {
+			root := cmdRoot(t)
+			for _, f := range []string{"d/a.txt", "d/sub/b.txt"} {
+				putFile(t, filepath.Join(root, f), "x\n")
+			}
+			var shown string
+			cs := approvingServer(t, root, 0, version, func(m string) {
+				shown = m
+				putFile(t, filepath.Join(root, "d", "new.txt"), "arrived while the user looked\n")
+			})
+			text, _ := callTenantTool(t, cs, "delete_file", map[string]any{"path": "d", "recursive": true})
+			if !strings.Contains(shown, "the 3 entries") || !strings.Contains(shown, "d/a.txt") || !strings.Contains(shown, "d/sub/b.txt") {
+				t.Errorf("the user was shown %q, want the count and the entries", shown)
+			}
+			if !strings.Contains(text, "not") {
+				t.Errorf("delete_file after an entry appeared: %q, want nothing deleted", text)
+			}
+			for _, f := range []string{"d/a.txt", "d/sub/b.txt", "d/new.txt"} {
+				if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+
+			// Asked again with nothing appearing, the same delete goes.
+			cs = approvingServer(t, root, 0, version, func(m string) { shown = m })
+			if text, isError := callTenantTool(t, cs, "delete_file", map[string]any{"path": "d", "recursive": true}); isError || !strings.HasPrefix(text, "Deleted directory") {
+				t.Errorf("delete_file approved as shown: %q", text)
+			}
+			if !strings.Contains(shown, "the 4 entries") {
+				t.Errorf("the user was shown %q, want 4 entries", shown)
+			}
+		})
+		t.Run(version+"/expired", func(t *testing.T) {
+			root := cmdRoot(t)
+			cs := approvingServer(t, root, time.Millisecond, version, func(string) {
+				time.Sleep(20 * time.Millisecond) // longer than the approval lives
+			})
+			before := dirState(t, root)
+			text, _ := callTenantTool(t, cs, "write_file", map[string]any{"path": "a.txt", "content": "late\n"})
+			if !strings.Contains(text, "approval expired") {
+				t.Errorf("an answer after the approval expired: %q", text)
+			}
+			wantDirState(t, root, before)
+		})
+		t.Run(version+"/escaped", func(t *testing.T) {
+			root := cmdRoot(t)
+			var shown string
+			cs := approvingServer(t, root, 0, version, func(m string) { shown = m })
+			name := "evil\u202Etxt.exe"
+			if text, isError := callTenantTool(t, cs, "write_file", map[string]any{"path": name, "content": "zero\u200Bwidth\n"}); isError {
+				t.Fatalf("write_file: %s", text)
+			}
+			for _, raw := range []string{"\u202E", "\u200B"} {
+				if strings.Contains(shown, raw) {
+					t.Errorf("the user was shown a raw %U: %q", []rune(raw)[0], shown)
+				}
+			}
+			if !strings.Contains(shown, `"evil\u{202E}txt.exe"`) || !strings.Contains(shown, `zero\u{200B}width`) {
+				t.Errorf("the user was shown %q, want the name and content escaped", shown)
+			}
+		})
+	}
+}
+
+func putFile(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
