@@ -219,9 +219,9 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 		res := h.result(ctx, t, start, text, err)
 		if !res.IsError {
 			if rec != nil {
-				res.StructuredContent = rec.result()
+				res.StructuredContent = textFirst{text, rec.result()}
 			} else if data {
-				res.StructuredContent = structuredResult(t.Name, text, sh)
+				res.StructuredContent = textFirst{text, structuredResult(t.Name, text, sh)}
 			}
 		}
 		return res, nil

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -294,4 +295,69 @@ func parseInfo(text string) Info {
 		}
 	}
 	return info
+}
+
+// The text inside the structure. MCP asks a tool that returns structured
+// content to return its JSON as text too (a SHOULD, for clients that read
+// only text). fencefs keeps the text content the contract's text, which
+// is what models act on best (a hint such as edit_file's "(line 3)", the
+// notices of what was left out), and puts that same text inside the
+// structure as its field "text" (first as fencefs writes it; the SDK may
+// reorder the keys): a client that shows the model
+// structured content in place of the text (pydantic-ai does) loses none
+// of the contract, and one that shows the text loses no data.
+
+// textProperty is the schema of the "text" field every structured
+// result carries.
+var textProperty = map[string]any{"type": "string",
+	"description": "The result as the tool's text says it (the same as the text content): read it first; the other fields are its data."}
+
+// withText returns schema with the required "text" property.
+func withText(schema json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic(err) // the schemas are constants of this package
+	}
+	props, _ := m["properties"].(map[string]any)
+	props["text"] = textProperty
+	req, _ := m["required"].([]any)
+	m["required"] = append([]any{"text"}, req...)
+	out, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func init() {
+	changesSchema = withText(changesSchema)
+	for name, s := range outputSchemas {
+		outputSchemas[name] = withText(s)
+	}
+}
+
+// textFirst is structured content with the result's text as its first
+// field "text".
+type textFirst struct {
+	text string
+	data any
+}
+
+func (t textFirst) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(t.data)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 2 || data[0] != '{' {
+		return nil, fmt.Errorf("structured content %s is not an object", data)
+	}
+	text, err := json.Marshal(t.text)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(`{"text":`), text...)
+	if len(data) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, data[1:]...), nil
 }

@@ -89,6 +89,18 @@ func checkStructured(t *testing.T, cs *mcp.ClientSession, tool string, args map[
 		t.Errorf("%s: text %q (isError %v), want %q", tool, text, res.IsError, wantText)
 	}
 	structured(t, res, into)
+	// The contract's text is in the structure, for clients that show
+	// the model structured content in place of the text.
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withText struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &withText); err != nil || withText.Text == nil || *withText.Text != text {
+		t.Errorf("%s: structured %s does not carry the text %q", tool, raw, text)
+	}
 	if !reflect.DeepEqual(into, want) {
 		got, _ := json.Marshal(into)
 		wantJSON, _ := json.Marshal(want)
