@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -211,4 +213,31 @@ func TestApprovalMessageEscapes(t *testing.T) {
 	if strings.ContainsAny(msg, "\u202E\u200B") || !strings.HasPrefix(msg, `Allow writing "evil\u{202E}txt.exe"?`) || !strings.Contains(msg, "shown escaped") {
 		t.Errorf("message %q", msg)
 	}
+}
+
+// FuzzEscapeShown: whatever a name or diff holds, what the user is shown
+// is valid UTF-8 with no character that would not show as itself (but
+// the line feeds and tabs of a diff), and text that needed no escaping is
+// shown unchanged.
+func FuzzEscapeShown(f *testing.F) {
+	f.Add("evil\u202Etxt.exe", false)
+	f.Add("-a\n+b\tc\r\n", true)
+	f.Add("bad\xff\\u{41}", false)
+	f.Fuzz(func(t *testing.T, s string, multiline bool) {
+		got, changed := escapeShown(s, multiline)
+		if !utf8.ValidString(got) {
+			t.Fatalf("escapeShown(%q) = %q: invalid UTF-8", s, got)
+		}
+		for _, r := range got {
+			if multiline && (r == '\n' || r == '\t') {
+				continue
+			}
+			if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+				t.Fatalf("escapeShown(%q) = %q keeps %U", s, got, r)
+			}
+		}
+		if !changed && got != s {
+			t.Fatalf("escapeShown(%q) = %q, unchanged reported", s, got)
+		}
+	})
 }
