@@ -71,6 +71,11 @@ const noStatelessElicitation = "This server makes changes only with the user's a
 	"it runs over stateless HTTP, which carries approvals only for clients of MCP protocol 2026-07-28 or later. " +
 	"Nothing was changed; ask the user to make the change, or to connect with protocol 2026-07-28 or to a stateful server."
 
+// reasonStateless is the reason of a change a fallback cancelled over
+// stateless HTTP before 2026-07-28.
+const reasonStateless = "the server makes changes only with the user's approval, and it cannot ask the user over stateless HTTP " +
+	"before MCP protocol 2026-07-28"
+
 // approvalID names the one input request of an approval.
 const approvalID = "approve"
 
@@ -96,7 +101,16 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 		if h.opts.ApprovalFallback == nil {
 			return ctx, errorResult(noStatelessElicitation), nil
 		}
-		return tools.WithChangeListener(ctx, h.opts.ApprovalFallback), nil, nil
+		fallback := h.opts.ApprovalFallback
+		return tools.WithChangeListener(ctx, func(ctx context.Context, r *tools.ChangeRequest) error {
+			err := fallback(ctx, r)
+			if _, cancelled := r.Cancelled(); cancelled {
+				// The fallback's reason speaks of the client; the
+				// transport is what cannot ask.
+				r.Cancel(reasonStateless)
+			}
+			return err
+		}), nil, nil
 	}
 	if !canElicit(req) {
 		if h.opts.ApprovalFallback == nil {

@@ -223,3 +223,22 @@ func TestPrivateCache(t *testing.T) {
 		}
 	}
 }
+
+// TestStatelessHTTPFallback: with a fallback that cancels, a change
+// asked over stateless HTTP at 2025-11-25 is cancelled with a reason that
+// names the transport, whatever reason the fallback gave.
+func TestStatelessHTTPFallback(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+	url := serveHTTP(t, w.set, Options{Approve: ApproveChanges, Stateless: true, ApprovalFallback: func(_ context.Context, r *tools.ChangeRequest) error {
+		r.Cancel("this client cannot ask the user")
+		return nil
+	}}, true)
+	cs := dialHTTP(t, url, "2025-11-25", nil)
+	res, text := call(t, cs, "write_file", map[string]any{"path": "f.txt", "content": "new\n"})
+	if res.IsError || text != "['f.txt' was not written: "+reasonStateless+"]" {
+		t.Errorf("write_file: %q (isError %v)", text, res.IsError)
+	}
+	if got := w.read(t, "f.txt"); got != "old\n" {
+		t.Errorf("f.txt holds %q", got)
+	}
+}
