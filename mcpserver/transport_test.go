@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -240,5 +241,35 @@ func TestStatelessHTTPFallback(t *testing.T) {
 	}
 	if got := w.read(t, "f.txt"); got != "old\n" {
 		t.Errorf("f.txt holds %q", got)
+	}
+}
+
+// TestStatelessHTTPSubscribeLatest: over stateless HTTP a 2026-07-28
+// client subscribes through subscriptions/listen, whose stream carries
+// the update of a change made by another client.
+func TestStatelessHTTPSubscribeLatest(t *testing.T) {
+	w := newWorkspace(t, tools.Options{}, map[string]string{"f.txt": "old\n"})
+	url := serveHTTP(t, w.set, Options{Resources: true, Stateless: true}, true)
+	updated := make(chan string, 10)
+	watcher := dialHTTP(t, url, "", &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		updated <- req.Params.URI
+	}})
+	if r := watcher.InitializeResult().Capabilities.Resources; r == nil || !r.Subscribe {
+		t.Fatalf("2026-07-28 over stateless HTTP: resources %+v, want subscribe", r)
+	}
+	if err := watcher.Subscribe(t.Context(), &mcp.SubscribeParams{URI: FileURI("f.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	writer := dialHTTP(t, url, "", nil)
+	if res, text := call(t, writer, "write_file", map[string]any{"path": "f.txt", "content": "new\n"}); res.IsError {
+		t.Fatal(text)
+	}
+	select {
+	case u := <-updated:
+		if u != FileURI("f.txt") {
+			t.Errorf("heard of %s", u)
+		}
+	case <-time.After(10 * time.Second): // a bound against a hang
+		t.Fatal("the subscribed client heard nothing within 10s")
 	}
 }
