@@ -99,7 +99,7 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 		// Whatever the client declared, its answer could not reach this
 		// call (see noStatelessElicitation).
 		if h.opts.ApprovalFallback == nil {
-			return ctx, errorResult(noStatelessElicitation), nil
+			return ctx, refused(tools.KindDenied, noStatelessElicitation), nil
 		}
 		fallback := h.opts.ApprovalFallback
 		return tools.WithChangeListener(ctx, func(ctx context.Context, r *tools.ChangeRequest) error {
@@ -114,7 +114,7 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 	}
 	if !canElicit(req) {
 		if h.opts.ApprovalFallback == nil {
-			return ctx, errorResult(noElicitation), nil
+			return ctx, refused(tools.KindDenied, noElicitation), nil
 		}
 		return tools.WithChangeListener(ctx, h.opts.ApprovalFallback), nil, nil
 	}
@@ -157,7 +157,7 @@ func (h *handlers) approval(ctx context.Context, t *tools.Tool, req *mcp.CallToo
 		return ctx, h.result(ctx, t, start, text, err), nil
 	}
 	if more {
-		return ctx, errorResult(fmt.Sprintf(tooManyEntries, asked.Path, maxApprovalEntries)), nil
+		return ctx, refused(tools.KindTooLarge, fmt.Sprintf(tooManyEntries, asked.Path, maxApprovalEntries)), nil
 	}
 	return ctx, &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{approvalID: &mcp.ElicitParams{Mode: "form", Message: approvalMessage(asked, entries), RequestedSchema: approvalSchema}},

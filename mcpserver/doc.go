@@ -34,6 +34,11 @@
 // printed it. Every structured result also carries the text itself (its
 // field "text"), for clients that show the model the structure.
 //
+// A failed call's result names how it ended and, for a refusal, its
+// kind in its _meta ([MetaOutcome], [MetaKind]; [ResultKind] reads it),
+// and carries the error for Go code around the server (GetError); the
+// model's text is the same.
+//
 // The server answers only the methods of what it declares, and every
 // cacheable answer is private to the caller's client. A walk whose caller sent a progress token reports the
 // count of entries it has visited.

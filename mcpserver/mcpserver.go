@@ -235,8 +235,8 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, text string, err error) *mcp.CallToolResult {
 	logger := h.opts.Logger
 	if msg, ok := RetryMessage(err); ok {
-		logger.DebugContext(ctx, "tool call refused", "tool", t.Name, "message", msg, "duration", time.Since(start))
-		return errorResult(msg)
+		logger.DebugContext(ctx, "tool call refused", "tool", t.Name, "message", msg, "kind", tools.KindOf(err), "duration", time.Since(start))
+		return failed(errorResult(msg), err)
 	}
 	if err != nil {
 		level := slog.LevelError
@@ -244,7 +244,7 @@ func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, t
 			level = slog.LevelInfo
 		}
 		logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", tools.Cause(err), "duration", time.Since(start))
-		return errorResult(tools.Message(err))
+		return failed(errorResult(tools.Message(err)), err)
 	}
 	logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
@@ -252,6 +252,45 @@ func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, t
 
 func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// The keys of a failed result's _meta: how the call ended (a
+// tools.Outcome: refused, error, cancelled, timed_out) and, for a
+// refusal, its kind (a tools.Kind: not_found, conflict, denied, ...), so
+// that a host or a wrapper around the server decides by kind, not by
+// matching the model's text.
+const (
+	MetaKind    = "fencefs/kind"
+	MetaOutcome = "fencefs/outcome"
+)
+
+// failed records err on res: its kind and outcome in res's _meta, and
+// err itself for Go code around the handler (res.GetError(), then
+// tools.KindOf or errors.Is with a tools.Kind).
+func failed(res *mcp.CallToolResult, err error) *mcp.CallToolResult {
+	res.SetError(err)
+	res.Meta = mcp.Meta{MetaOutcome: string(tools.OutcomeOf(err))}
+	if k := tools.KindOf(err); k != tools.KindUnknown {
+		res.Meta[MetaKind] = string(k)
+	}
+	return res
+}
+
+// refused is the result of a call the server itself refuses, as a
+// refusal of kind with msg for the model.
+func refused(kind tools.Kind, msg string) *mcp.CallToolResult {
+	return failed(errorResult(msg), tools.Refusal(kind, msg))
+}
+
+// ResultKind returns the kind of refusal a tool result of this server
+// reports in its _meta, KindUnknown for a result that is no refusal; it
+// reads a result as a client receives it, where GetError is nil.
+func ResultKind(res *mcp.CallToolResult) tools.Kind {
+	if res == nil || !res.IsError {
+		return tools.KindUnknown
+	}
+	k, _ := res.Meta[MetaKind].(string)
+	return tools.Kind(k)
 }
 
 // RetryMessage returns the message for the model of a retryable error.
