@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"mime"
 	"net/url"
@@ -74,7 +75,7 @@ func (h *handlers) readResource(ctx context.Context, req *mcp.ReadResourceReques
 	}
 	data, err := h.set.ReadFile(ctx, name, h.opts.MaxResourceBytes)
 	if msg, ok := RetryMessage(err); ok {
-		if strings.HasPrefix(msg, "File not found") {
+		if errors.Is(err, tools.KindNotFound) {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
@@ -327,7 +328,8 @@ func (h *handlers) readable(ctx context.Context, name string) error {
 		return nil
 	case !ok:
 		return err
-	case strings.HasPrefix(msg, "File '"+name+"' is larger than "), strings.HasPrefix(msg, "File not found"):
+	case errors.Is(err, tools.KindNotFound),
+		errors.Is(err, tools.KindTooLarge) && strings.HasPrefix(msg, "File '"+name+"' is larger than "):
 		return nil
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
