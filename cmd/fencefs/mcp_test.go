@@ -44,8 +44,12 @@ type skillsGetParams struct {
 type skillsGetResult struct {
 	mcp.ResultBase
 	Skill struct {
-		Frontmatter map[string]any      `json:"frontmatter"`
-		Resources   []map[string]string `json:"resources"`
+		Frontmatter map[string]any `json:"frontmatter"`
+		Resources   []struct {
+			URI    string `json:"uri"`
+			Digest string `json:"digest"`
+			Size   int64  `json:"size"`
+		} `json:"resources"`
 	} `json:"skill"`
 }
 
@@ -229,7 +233,7 @@ func TestServeMCPHost(t *testing.T) {
 			}
 			digests := map[string]string{}
 			for _, r := range got.Skill.Resources {
-				digests[r["uri"]] = r["digest"]
+				digests[r.URI] = r.Digest
 			}
 			if got.Skill.Frontmatter["name"] != "demo" || digests["skill://demo/SKILL.md"] != sha256Digest(demoSkill) || digests["skill://demo/notes.md"] != sha256Digest("the notes\n") {
 				t.Errorf("skills/get: %+v", got.Skill)
