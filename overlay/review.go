@@ -343,10 +343,20 @@ func (o *FS) landFile(ctx context.Context, name string, pre backend.Precondition
 		}
 		return w.Commit()
 	}()
+	landed := baseState{Kind: kindFile, Hash: h.hex()}
+	if err != nil && isConflict(err) {
+		// A commit cut short after the write and before the record: the
+		// base already holds exactly this content.
+		uh, uerr := hashFile(ctx, o.upper, name)
+		bh, berr := hashFile(ctx, o.base, name)
+		if uerr != nil || berr != nil || uh != bh {
+			return err
+		}
+		landed.Hash, err = uh, nil
+	}
 	if err != nil {
 		return err
 	}
-	landed := baseState{Kind: kindFile, Hash: h.hex()}
 	if fi, err := backend.Stat(ctx, o.base, name); err == nil {
 		landed.Version = fi.Version
 	}

@@ -258,3 +258,21 @@ func TestCommitReadOnlyBase(t *testing.T) {
 		t.Errorf("Commit over a read-only base: %v, want ErrReadOnly", err)
 	}
 }
+
+// TestCommitCompletesAfterCrash: a commit cut short after a file reached
+// the base and before the overlay recorded it completes on the next
+// Commit instead of reporting its own write as a conflict.
+func TestCommitCompletesAfterCrash(t *testing.T) {
+	s := newStack(t, map[string]string{"f": "old\n"})
+	s.mustWrite("f", "new\n")
+	if err := backend.WriteFile(s.ctx, s.base, "f", []byte("new\n"), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.o.Commit(s.ctx)
+	if err != nil || len(res.Conflicts) != 0 || !slices.Equal(res.Landed, []string{"f"}) {
+		t.Fatalf("Commit = %+v, %v; want f landed", res, err)
+	}
+	if cs, err := s.o.Changes(s.ctx); err != nil || len(cs) != 0 {
+		t.Errorf("changes left: %q, %v", describeChanges(cs), err)
+	}
+}
