@@ -46,7 +46,7 @@ func (o *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		if err := o.checkBase(ctx, op, name, fi, pre); err != nil {
 			return err
 		}
-		return o.recordBase(ctx, op, name, fi, true)
+		return o.recordBase(ctx, op, name, fi, true, true)
 	}
 	upre, err := upperPrecondition(op, name, pre)
 	if err != nil {
@@ -57,7 +57,7 @@ func (o *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		return err
 	}
 	if inBase {
-		if err := o.recordBase(ctx, op, name, bfi, true); err != nil {
+		if err := o.recordBase(ctx, op, name, bfi, true, false); err != nil {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func (o *FS) removeDir(ctx context.Context, ix *index, name string, where layer,
 		return err
 	}
 	if inBase {
-		if err := o.recordBase(ctx, op, name, bfi, true); err != nil {
+		if err := o.recordBase(ctx, op, name, bfi, true, where != fromUpper); err != nil {
 			return err
 		}
 	}
@@ -117,7 +117,7 @@ func (o *FS) RemoveFiles(ctx context.Context, names []string) error {
 	if err != nil {
 		return backend.PathError(op, names[0], err)
 	}
-	whiteouts := map[string]baseState{}
+	whiteouts := map[string]whiteout{}
 	var fromUpperLayer []string
 	for _, name := range names {
 		fi, where, err := o.lookup(ctx, ix, op, name)
@@ -144,15 +144,15 @@ func (o *FS) RemoveFiles(ctx context.Context, names []string) error {
 		if err != nil {
 			return err
 		}
-		whiteouts[name] = baseState{Kind: kindFile, Version: bfi.Version, Hash: h}
+		whiteouts[name] = whiteout{baseState{Kind: kindFile, Version: strings.TrimPrefix(bfi.Version, baseTag), Hash: h}, where == fromBase}
 	}
 	if len(whiteouts) > 0 {
 		err := o.update(ctx, func(ix *index) (bool, error) {
-			for name, state := range whiteouts {
-				if r := ix.records[name]; r != nil && r.Base.Kind != kindNone {
+			for name, w := range whiteouts {
+				if r := ix.records[name]; r != nil && r.Base.Kind != kindNone && !w.fresh {
 					r.Deleted = true
 				} else {
-					ix.records[name] = &record{Path: name, Deleted: true, Base: state}
+					ix.records[name] = &record{Path: name, Deleted: true, Base: w.state}
 				}
 			}
 			return true, nil
@@ -173,6 +173,13 @@ func (o *FS) RemoveFiles(ctx context.Context, names []string) error {
 		}
 	}
 	return nil
+}
+
+// whiteout is a base file RemoveFiles hides: the base's state, and
+// whether the overlay served it from the base (see recordBase).
+type whiteout struct {
+	state baseState
+	fresh bool
 }
 
 // Rename moves from to to (see backend.Renamer). Where only the upper

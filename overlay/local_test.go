@@ -3,12 +3,15 @@
 package overlay_test
 
 import (
+	"io/fs"
+	"slices"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance"
 	"github.com/fencefs/fencefs/internal/backendtest"
 	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/overlay"
 )
 
 // localLayer makes local layers over fresh directories.
@@ -56,4 +59,68 @@ func TestToolsLocalReadOnly(t *testing.T) {
 	conformance.RunToolsWith(t, newHarness(localLayer(), localLayer(), false, true), conformance.ToolsOptions{
 		ExpectedSkips: readOnlyToolSkips(), RequireAbilities: abilities(),
 	})
+}
+
+// TestWalkMergesLayers walks an overlay of local layers, both Walkers, so
+// the overlay's own one-pass walk runs: whiteouts, an opaque directory and
+// a file over a base directory are honoured, and fs.SkipDir is.
+func TestWalkMergesLayers(t *testing.T) {
+	ctx := t.Context()
+	open := func(dir string) *local.FS {
+		b, err := local.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	base, upper := open(t.TempDir()), open(t.TempDir())
+	for _, name := range []string{"a", "d/x", "d/sub/y", "e/z", "keep/k"} {
+		if err := backend.WriteFile(ctx, base, name, []byte(name), backend.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := overlay.New(backend.ReadOnly(base), upper, overlay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.RemoveAll(ctx, o, "d", backend.RemoveAllOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.WriteFile(ctx, o, "d/new", []byte("n"), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.RemoveAll(ctx, o, "e", backend.RemoveAllOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.WriteFile(ctx, o, "e", []byte("now a file"), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.Remove(ctx, o, "a", backend.RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = o.Walk(ctx, ".", func(name string, e backend.DirEntry) error {
+		got = append(got, name)
+		if name == "keep" {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"d", "d/new", "e", "keep"}; !slices.Equal(got, want) {
+		t.Errorf("Walk = %q, want %q", got, want)
+	}
+	var listed []string
+	if err := backend.WalkByList(ctx, o, ".", func(name string, e backend.DirEntry) error {
+		listed = append(listed, name)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"d", "d/new", "e", "keep", "keep/k"}; !slices.Equal(listed, want) {
+		t.Errorf("WalkByList = %q, want %q", listed, want)
+	}
 }

@@ -47,9 +47,9 @@ func (o *FS) lookup(ctx context.Context, ix *index, op, name string) (backend.Fi
 	return tagInfo(fi, baseTag), fromBase, nil
 }
 
-// baseVisible returns the base's entry at name when no whiteout hides it
-// (whatever the upper layer holds there), and false when the base shows
-// nothing at name.
+// baseVisible returns the base's entry at name (its version tagged) when
+// no whiteout hides it, whatever the upper layer holds there, and false
+// when the base shows nothing at name.
 func (o *FS) baseVisible(ctx context.Context, ix *index, name string) (backend.FileInfo, bool, error) {
 	if ix.hidden(name) {
 		return backend.FileInfo{}, false, nil
@@ -58,7 +58,7 @@ func (o *FS) baseVisible(ctx context.Context, ix *index, name string) (backend.F
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
 		return fi, false, nil
 	}
-	return fi, err == nil, err
+	return tagInfo(fi, baseTag), err == nil, err
 }
 
 // tagInfo marks fi's version as one of a layer.

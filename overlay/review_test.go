@@ -276,3 +276,26 @@ func TestCommitCompletesAfterCrash(t *testing.T) {
 		t.Errorf("changes left: %q, %v", describeChanges(cs), err)
 	}
 }
+
+// TestAbandonedWriteRecordsNothingStale: a write over a base file that was
+// abandoned leaves no record a later change would be judged against, so a
+// base changed meanwhile is not a false conflict.
+func TestAbandonedWriteRecordsNothingStale(t *testing.T) {
+	s := newStack(t, map[string]string{"f": "v1"})
+	w, err := s.o.OpenWrite(s.ctx, "f", backend.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := backend.WriteFile(s.ctx, s.base, "f", []byte("v2"), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.mustWrite("f", "mine")
+	res, err := s.o.Commit(s.ctx)
+	if err != nil || len(res.Conflicts) != 0 {
+		t.Fatalf("Commit = %+v, %v; want no conflict", res, err)
+	}
+	if got := content(t, s.base, "f"); got != "mine" {
+		t.Errorf("base f = %q", got)
+	}
+}

@@ -70,7 +70,7 @@ func (o *FS) writeOverBase(ctx context.Context, name string, fi backend.FileInfo
 	if err := o.checkBase(ctx, op, name, fi, pre); err != nil {
 		return nil, err
 	}
-	if err := o.recordBase(ctx, op, name, fi, false); err != nil {
+	if err := o.recordBase(ctx, op, name, fi, false, true); err != nil {
 		return nil, err
 	}
 	if pre.IsZero() {
@@ -106,10 +106,13 @@ func (o *FS) checkBase(ctx context.Context, op, name string, fi backend.FileInfo
 	return nil
 }
 
-// recordBase records, unless a record is there already, what the base
-// holds at name (fi, a file or a directory): its version and the hash of
-// its content. With deleted the entry is also whited out.
-func (o *FS) recordBase(ctx context.Context, op, name string, fi backend.FileInfo, deleted bool) error {
+// recordBase records what the base holds at name (fi, a file or a
+// directory): its version and the hash of its content; with deleted the
+// entry is also whited out. fresh says the overlay serves name from the
+// base, so no change is pending against an older record, which is
+// replaced; otherwise an existing record keeps the base state the upper
+// layer's change was made against.
+func (o *FS) recordBase(ctx context.Context, op, name string, fi backend.FileInfo, deleted, fresh bool) error {
 	state := baseState{Kind: kindDir}
 	if !fi.IsDir() {
 		h, err := hashFile(ctx, o.base, name)
@@ -121,7 +124,7 @@ func (o *FS) recordBase(ctx context.Context, op, name string, fi backend.FileInf
 	err := o.update(ctx, func(ix *index) (bool, error) {
 		r := ix.records[name]
 		switch {
-		case r == nil:
+		case r == nil || fresh:
 			ix.records[name] = &record{Path: name, Deleted: deleted, Base: state}
 		case r.Base.Kind == kindNone:
 			r.Base, r.Deleted = state, deleted
