@@ -155,11 +155,15 @@ func (o *FS) checkReserved(op, name string) error {
 		return nil
 	}
 	first, _, _ := strings.Cut(name, "/")
-	if first == o.reserved {
+	if first == o.reserved || (o.foldCase() && strings.EqualFold(first, o.reserved)) {
 		return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %q is reserved for the overlay's records", backend.ErrInvalidPath, first)}
 	}
 	return nil
 }
+
+// foldCase reports whether the upper layer takes names differing only in
+// case for the same file, so the reserved name is refused in any case.
+func (o *FS) foldCase() bool { return backend.CapabilitiesOf(o.upper).CaseInsensitive }
 
 // beginChange is begin for a call that changes storage: a read-only
 // overlay refuses it.
@@ -191,6 +195,7 @@ var (
 	_ backend.Writer             = (*FS)(nil)
 	_ backend.DirMaker           = (*FS)(nil)
 	_ backend.Walker             = (*FS)(nil)
+	_ backend.TypeLister         = (*FS)(nil)
 	_ backend.Remover            = (*FS)(nil)
 	_ backend.BatchRemover       = (*FS)(nil)
 	_ backend.Renamer            = (*FS)(nil)

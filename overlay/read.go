@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -150,7 +149,7 @@ func (o *FS) list(ctx context.Context, ix *index, dir string, listFn func(backen
 	out := make([]backend.DirEntry, 0, len(upper)+len(base))
 	seen := make(map[string]bool, len(upper))
 	for _, e := range upper {
-		if dir == "." && e.Name == o.reserved {
+		if dir == "." && o.checkReserved("list", e.Name) != nil {
 			continue
 		}
 		seen[e.Name] = true
@@ -158,7 +157,7 @@ func (o *FS) list(ctx context.Context, ix *index, dir string, listFn func(backen
 	}
 	if berr == nil {
 		for _, e := range base {
-			if seen[e.Name] || (dir == "." && e.Name == o.reserved) {
+			if seen[e.Name] || (dir == "." && o.checkReserved("list", e.Name) != nil) {
 				continue
 			}
 			if r := ix.records[backend.Join(dir, e.Name)]; r != nil && r.Deleted {
@@ -220,7 +219,7 @@ func (o *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 	entries := map[string]backend.DirEntry{}
 	upperEntries := map[string]backend.DirEntry{}
 	err = uw.Walk(ctx, dir, func(name string, e backend.DirEntry) error {
-		if o.reserved != "" && (name == o.reserved || strings.HasPrefix(name, o.reserved+"/")) {
+		if o.checkReserved(op, name) != nil {
 			return nil
 		}
 		upperEntries[name] = e

@@ -71,7 +71,7 @@ func (o *FS) Changes(ctx context.Context) ([]Change, error) {
 	}
 	upper := map[string]backend.DirEntry{}
 	err = backend.Walk(ctx, o.upper, ".", func(name string, e backend.DirEntry) error {
-		if o.reserved == "" || (name != o.reserved && !strings.HasPrefix(name, o.reserved+"/")) {
+		if o.checkReserved("changes", name) == nil {
 			upper[name] = e
 		}
 		return nil
@@ -401,7 +401,7 @@ func (o *FS) Discard(ctx context.Context) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.Name == o.reserved {
+		if o.checkReserved("discard", e.Name) != nil {
 			continue
 		}
 		if err := backend.RemoveAll(ctx, o.upper, e.Name, backend.RemoveAllOptions{}); err != nil && !errors.Is(err, fs.ErrNotExist) {
