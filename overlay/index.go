@@ -170,6 +170,7 @@ func (ix *index) hidden(name string) bool {
 func (o *FS) load(ctx context.Context) (*index, string, error) {
 	data, err := backend.ReadFile(ctx, o.index, o.indexPath)
 	if errors.Is(err, fs.ErrNotExist) {
+		o.remember(newIndex(), "")
 		return newIndex(), "", nil
 	}
 	if err != nil {
@@ -177,16 +178,37 @@ func (o *FS) load(ctx context.Context) (*index, string, error) {
 	}
 	hash := hashBytes(data)
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.cached.ix != nil && o.cached.hash == hash {
-		return o.cached.ix.clone(), hash, nil
+		ix := o.cached.ix.clone()
+		o.mu.Unlock()
+		return ix, hash, nil
 	}
+	o.mu.Unlock()
 	ix, err := parseIndex(data)
 	if err != nil {
 		return nil, "", &fs.PathError{Op: "read", Path: o.indexPath, Err: fmt.Errorf("%w: %w", backend.ErrIO, err)}
 	}
-	o.cached.hash, o.cached.ix = hash, ix.clone()
+	o.remember(ix, hash)
 	return ix, hash, nil
+}
+
+// remember keeps ix, stored with hash ("" when there is no index), as
+// the index last seen.
+func (o *FS) remember(ix *index, hash string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.cached.hash, o.cached.ix = hash, ix.clone()
+}
+
+// lastSeen returns the index last seen and its hash, or false when none
+// was.
+func (o *FS) lastSeen() (*index, string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cached.ix == nil {
+		return nil, "", false
+	}
+	return o.cached.ix.clone(), o.cached.hash, true
 }
 
 // clone returns a deep copy of ix.
@@ -199,15 +221,20 @@ func (ix *index) clone() *index {
 	return c
 }
 
-// update changes the index with fn under compare-and-swap: it reads the
-// index, lets fn change it (fn reports whether it did), and writes it only
-// if nobody wrote it meanwhile, trying again otherwise. fn may run more
-// than once.
+// update changes the index with fn under compare-and-swap: it takes the
+// index last seen (reading it where none was), lets fn change it (fn
+// reports whether it did), and writes it only if nobody wrote it since,
+// reading it again and retrying otherwise. fn may run more than once.
+// Starting from the index last seen saves a read per change; a stale one
+// costs one refused write.
 func (o *FS) update(ctx context.Context, fn func(ix *index) (bool, error)) error {
-	for range maxIndexRetries {
-		ix, hash, err := o.load(ctx)
-		if err != nil {
-			return err
+	for attempt := range maxIndexRetries {
+		ix, hash, ok := o.lastSeen()
+		if attempt > 0 || !ok {
+			var err error
+			if ix, hash, err = o.load(ctx); err != nil {
+				return err
+			}
 		}
 		changed, err := fn(ix)
 		if err != nil || !changed {
@@ -217,9 +244,13 @@ func (o *FS) update(ctx context.Context, fn func(ix *index) (bool, error)) error
 		if hash == "" {
 			pre = backend.Precondition{CreateOnly: true}
 		}
-		err = backend.WriteFile(ctx, o.index, o.indexPath, ix.encode(), backend.WriteOptions{Precondition: pre})
+		data := ix.encode()
+		err = backend.WriteFile(ctx, o.index, o.indexPath, data, backend.WriteOptions{Precondition: pre})
 		if errors.Is(err, backend.ErrPrecondition) || errors.Is(err, fs.ErrExist) {
 			continue
+		}
+		if err == nil {
+			o.remember(ix, hashBytes(data))
 		}
 		return err
 	}
