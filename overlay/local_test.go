@@ -124,3 +124,19 @@ func TestWalkMergesLayers(t *testing.T) {
 		t.Errorf("WalkByList = %q, want %q", listed, want)
 	}
 }
+
+// localLayers returns local base and upper layers over fresh directories.
+func localLayers(t *testing.T) (base, upper backend.Backend) {
+	open := func() backend.Backend {
+		b, err := local.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	return open(), open()
+}
+
+// localKinds are the local layers of the review tests.
+var localKinds = []layerKind{{"local", localLayers}}

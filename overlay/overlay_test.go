@@ -14,23 +14,30 @@ import (
 	"github.com/fencefs/fencefs/overlay"
 )
 
-// stack is an overlay over a memfs base holding files, and its layers.
+// stack is an overlay over a base holding files, and its layers.
 type stack struct {
 	t           *testing.T
 	ctx         context.Context
-	base, upper *memfs.FS
+	base, upper backend.Backend
 	o           *overlay.FS
 }
 
-// newStack returns an overlay over a read-only base holding files
-// (name: content) and an empty upper layer.
+// newStack returns an overlay over a memfs base holding files (name:
+// content, a name ending in "/" a directory) and an empty memfs upper
+// layer.
 func newStack(t *testing.T, files map[string]string) *stack {
 	t.Helper()
+	return newStackOn(t, memfs.New(), memfs.New(), files)
+}
+
+// newStackOn returns an overlay over base, filled with files, and the
+// empty upper.
+func newStackOn(t *testing.T, base, upper backend.Backend, files map[string]string) *stack {
+	t.Helper()
 	ctx := t.Context()
-	base, upper := memfs.New(), memfs.New()
 	for name, data := range files {
 		if strings.HasSuffix(name, "/") {
-			if err := base.MkdirAll(ctx, strings.TrimSuffix(name, "/")); err != nil {
+			if err := backend.MkdirAll(ctx, base, strings.TrimSuffix(name, "/")); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -46,11 +53,10 @@ func newStack(t *testing.T, files map[string]string) *stack {
 	return &stack{t: t, ctx: ctx, base: base, upper: upper, o: o}
 }
 
-// reopen returns a second overlay over the same layers, with the base
-// writable (for Commit).
+// reopen returns a second overlay over the same memfs layers.
 func (s *stack) reopen() *overlay.FS {
 	s.t.Helper()
-	o, err := overlay.New(s.base.Reopen(), s.upper.Reopen(), overlay.Options{})
+	o, err := overlay.New(s.base.(*memfs.FS).Reopen(), s.upper.(*memfs.FS).Reopen(), overlay.Options{})
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/memfs"
 	"github.com/fencefs/fencefs/overlay"
 )
 
@@ -104,7 +105,35 @@ func TestChangesAndDiff(t *testing.T) {
 	}
 }
 
+// layerKinds make the layers of the review tests: memfs (versions,
+// atomic preconditions), local disk (no versions: Commit presents hashes)
+// and S3 on versitygw (ETags).
+func layerKinds() []layerKind {
+	return append([]layerKind{
+		{"memfs", func(t *testing.T) (backend.Backend, backend.Backend) { return memfs.New(), memfs.New() }},
+		{"s3", s3LayerPair},
+	}, localKinds...)
+}
+
+// layerKind names a way to make a base and an upper layer.
+type layerKind struct {
+	name string
+	make func(t *testing.T) (base, upper backend.Backend)
+}
+
 func TestCommit(t *testing.T) {
+	for _, kind := range layerKinds() {
+		t.Run(kind.name, func(t *testing.T) {
+			testCommit(t, func(t *testing.T) *stack {
+				base, upper := kind.make(t)
+				return newStackOn(t, base, upper, baseFiles)
+			})
+		})
+	}
+}
+
+// testCommit runs the commit table on the stacks mk makes.
+func testCommit(t *testing.T, mk func(t *testing.T) *stack) {
 	for _, tc := range []struct {
 		name string
 		// meanwhile changes the base behind the overlay's back.
@@ -154,7 +183,7 @@ func TestCommit(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newStack(t, baseFiles)
+			s := mk(t)
 			agentRun(t, s)
 			if tc.meanwhile != nil {
 				tc.meanwhile(t, s)

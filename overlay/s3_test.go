@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance"
 	"github.com/fencefs/fencefs/conformance/containers"
 	"github.com/fencefs/fencefs/s3adapter"
@@ -72,4 +73,12 @@ func TestToolsS3(t *testing.T) {
 			ExpectedSkips: readOnlyToolSkips(), RequireAbilities: abilities(),
 		})
 	})
+}
+
+// s3LayerPair returns S3 base and upper layers over two fresh prefixes of
+// one bucket.
+func s3LayerPair(t *testing.T) (base, upper backend.Backend) {
+	srv := s3srv.Get(t)
+	bucket := srv.NewBucket(t.Context(), t)
+	return srv.Open(t, srv.Config(bucket, "base")), srv.Open(t, srv.Config(bucket, "upper"))
 }
