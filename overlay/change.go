@@ -140,11 +140,11 @@ func (o *FS) RemoveFiles(ctx context.Context, names []string) error {
 		if !inBase {
 			continue
 		}
-		h, err := hashFile(ctx, o.base, name)
+		state, err := o.baseStateOf(ctx, name, bfi)
 		if err != nil {
 			return err
 		}
-		whiteouts[name] = whiteout{baseState{Kind: kindFile, Version: strings.TrimPrefix(bfi.Version, baseTag), Hash: h}, where == fromBase}
+		whiteouts[name] = whiteout{state, where == fromBase}
 	}
 	if len(whiteouts) > 0 {
 		err := o.update(ctx, func(ix *index) (bool, error) {

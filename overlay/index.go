@@ -25,6 +25,8 @@ const (
 	kindNone = "none"
 	kindFile = "file"
 	kindDir  = "dir"
+	// kindOther is a symlink or special file, which has no hash.
+	kindOther = "other"
 )
 
 // record is what the overlay knows of one path beyond the layers: what
@@ -100,7 +102,7 @@ func (r *record) check() error {
 		return fmt.Errorf("overlay index: %q: invalid origin %q", r.Path, r.From)
 	}
 	switch r.Base.Kind {
-	case kindNone, kindDir:
+	case kindNone, kindDir, kindOther:
 		if r.Base.Version != "" || r.Base.Hash != "" {
 			return fmt.Errorf("overlay index: %q: a %s has no version or hash", r.Path, r.Base.Kind)
 		}

@@ -3,7 +3,10 @@
 package overlay_test
 
 import (
+	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -140,3 +143,56 @@ func localLayers(t *testing.T) (base, upper backend.Backend) {
 
 // localKinds are the local layers of the review tests.
 var localKinds = []layerKind{{"local", localLayers}}
+
+// TestBaseSymlinks: a base's links are listed as links and never
+// followed: reading one fails (even one leading out of the base), writing
+// over one is refused, and removing one is a whiteout that Commit lands.
+func TestBaseSymlinks(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for target, name := range map[string]string{"/etc/passwd": "out", "a.txt": "in"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Close() })
+	_, upper := localLayers(t)
+	o, err := overlay.New(base, upper, overlay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"out", "in"} {
+		if data, err := backend.ReadFile(ctx, o, name); err == nil {
+			t.Errorf("read of the link %s gave %q", name, data)
+		}
+		if fi, err := o.Stat(ctx, name); err != nil || !fi.IsSymlink() {
+			t.Errorf("Stat(%s) = %+v, %v; want a symlink", name, fi, err)
+		}
+		if err := backend.WriteFile(ctx, o, name, []byte("x"), backend.WriteOptions{}); !errors.Is(err, backend.ErrNotRegular) {
+			t.Errorf("write over the link %s: %v, want ErrNotRegular", name, err)
+		}
+	}
+	if err := backend.Remove(ctx, o, "out", backend.RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, o, "."); !slices.Equal(got, []string{"a.txt", "in"}) {
+		t.Errorf("List(.) = %q", got)
+	}
+	res, err := o.Commit(ctx)
+	if err != nil || !slices.Equal(res.Landed, []string{"out"}) {
+		t.Fatalf("Commit = %+v, %v", res, err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "out")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the link is still in the base: %v", err)
+	}
+	if _, err := os.Stat("/etc/passwd"); err != nil {
+		t.Errorf("the link's target: %v", err)
+	}
+}

@@ -67,6 +67,11 @@ func (o *FS) writeMissing(ctx context.Context, ix *index, name string, pre backe
 // base as fi.
 func (o *FS) writeOverBase(ctx context.Context, name string, fi backend.FileInfo, pre backend.Precondition) (backend.FileWriter, error) {
 	const op = "write"
+	if !fi.IsRegular() {
+		// A base's link or special file is not replaced through the
+		// overlay, which never follows or lands over one unseen.
+		return nil, &fs.PathError{Op: op, Path: name, Err: backend.ErrNotRegular}
+	}
 	if err := o.checkBase(ctx, op, name, fi, pre); err != nil {
 		return nil, err
 	}
@@ -113,15 +118,11 @@ func (o *FS) checkBase(ctx context.Context, op, name string, fi backend.FileInfo
 // replaced; otherwise an existing record keeps the base state the upper
 // layer's change was made against.
 func (o *FS) recordBase(ctx context.Context, op, name string, fi backend.FileInfo, deleted, fresh bool) error {
-	state := baseState{Kind: kindDir}
-	if !fi.IsDir() {
-		h, err := hashFile(ctx, o.base, name)
-		if err != nil {
-			return err
-		}
-		state = baseState{Kind: kindFile, Version: strings.TrimPrefix(fi.Version, baseTag), Hash: h}
+	state, err := o.baseStateOf(ctx, name, fi)
+	if err != nil {
+		return err
 	}
-	err := o.update(ctx, func(ix *index) (bool, error) {
+	err = o.update(ctx, func(ix *index) (bool, error) {
 		r := ix.records[name]
 		switch {
 		case r == nil || fresh:
@@ -136,6 +137,22 @@ func (o *FS) recordBase(ctx context.Context, op, name string, fi backend.FileInf
 		return true, nil
 	})
 	return backend.PathError(op, name, err)
+}
+
+// baseStateOf describes the base's entry name (fi) for the index: a
+// file with its version and the hash of its content.
+func (o *FS) baseStateOf(ctx context.Context, name string, fi backend.FileInfo) (baseState, error) {
+	switch {
+	case fi.IsDir():
+		return baseState{Kind: kindDir}, nil
+	case !fi.IsRegular():
+		return baseState{Kind: kindOther}, nil
+	}
+	h, err := hashFile(ctx, o.base, name)
+	if err != nil {
+		return baseState{}, err
+	}
+	return baseState{Kind: kindFile, Version: strings.TrimPrefix(fi.Version, baseTag), Hash: h}, nil
 }
 
 // upperPrecondition translates a precondition on a file of the upper
