@@ -1,0 +1,6 @@
+//go:build !linux
+
+package overlay_test
+
+// localKinds are empty where local disk has no backend.
+var localKinds []layerKind
