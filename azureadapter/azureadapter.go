@@ -86,14 +86,10 @@ const (
 	// DefaultCopyTimeout bounds the wait for a pending server-side copy
 	// when Options.CopyTimeout is 0.
 	DefaultCopyTimeout = 10 * time.Minute
-	// defaultListPageSize is the number of blobs asked for per listing
-	// request, the most the service returns.
-	defaultListPageSize = 5000
+	// MaxListPageSize is the most blobs one listing request returns,
+	// and the page size used when Options.ListPageSize is 0.
+	MaxListPageSize = 5000
 )
-
-// listPageSize is the page size of List and Walk; tests lower it to
-// reach several pages with few blobs.
-var listPageSize int32 = defaultListPageSize
 
 // ErrHierarchicalNamespace is the error Open returns for an account with
 // a hierarchical namespace (ADLS Gen2), which this adapter does not
@@ -114,11 +110,21 @@ type Options struct {
 	CopyTimeout time.Duration
 	// ReadOnly makes every write fail with backend.ErrReadOnly.
 	ReadOnly bool
+	// ListPageSize is the number of blobs asked for per listing request
+	// (List, Walk, RemoveAll); 0 means MaxListPageSize. A smaller page
+	// makes each request shorter and a listing take more of them.
+	ListPageSize int32
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.BlockSize < 0 || o.CopyTimeout < 0 {
-		return o, errors.New("azureadapter: negative BlockSize or CopyTimeout")
+	if o.BlockSize < 0 || o.CopyTimeout < 0 || o.ListPageSize < 0 {
+		return o, errors.New("azureadapter: negative BlockSize, CopyTimeout or ListPageSize")
+	}
+	if o.ListPageSize > MaxListPageSize {
+		return o, fmt.Errorf("azureadapter: ListPageSize %d is above the service's %d", o.ListPageSize, MaxListPageSize)
+	}
+	if o.ListPageSize == 0 {
+		o.ListPageSize = MaxListPageSize
 	}
 	if o.BlockSize > MaxBlockSize {
 		return o, fmt.Errorf("azureadapter: BlockSize %d is above the service's %d", o.BlockSize, int64(MaxBlockSize))

@@ -124,7 +124,12 @@ func TestNewPrefix(t *testing.T) {
 	if _, err := (Options{BlockSize: MaxBlockSize + 1}).withDefaults(); err == nil {
 		t.Error("a block size above the service's limit was accepted")
 	}
-	if o, _ := (Options{}).withDefaults(); o.BlockSize != DefaultBlockSize || o.CopyTimeout != DefaultCopyTimeout {
+	for _, o := range []Options{{ListPageSize: MaxListPageSize + 1}, {ListPageSize: -1}} {
+		if _, err := o.withDefaults(); err == nil {
+			t.Errorf("list page size %d was accepted", o.ListPageSize)
+		}
+	}
+	if o, _ := (Options{}).withDefaults(); o.BlockSize != DefaultBlockSize || o.CopyTimeout != DefaultCopyTimeout || o.ListPageSize != MaxListPageSize {
 		t.Errorf("defaults = %+v", o)
 	}
 }

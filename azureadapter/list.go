@@ -26,7 +26,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 	)
 	pager := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
 		Prefix:     to.Ptr(prefix),
-		MaxResults: to.Ptr(listPageSize),
+		MaxResults: to.Ptr(f.opts.ListPageSize),
 	})
 	for pager.More() {
 		out, err := pager.NextPage(ctx)
@@ -127,7 +127,7 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 func (f *FS) listFlat(ctx context.Context, prefix string, fn func([]*container.BlobItem) error) error {
 	pager := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
 		Prefix:     to.Ptr(prefix),
-		MaxResults: to.Ptr(listPageSize),
+		MaxResults: to.Ptr(f.opts.ListPageSize),
 	})
 	for pager.More() {
 		out, err := pager.NextPage(ctx)

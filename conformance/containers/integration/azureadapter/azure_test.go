@@ -164,7 +164,6 @@ func TestCompareAndSwap(t *testing.T) {
 // about a hundred blobs a second); with 5,000, 5,500 blobs list and walk
 // in 2 requests each.
 func TestListAndWalkRequests(t *testing.T) {
-	defer azureadapter.SetListPageSize(500)()
 	srv := azurite.Get(t)
 	ctx := t.Context()
 	cont := newContainer(t, srv)
@@ -192,7 +191,7 @@ func TestListAndWalkRequests(t *testing.T) {
 	}
 	close(work)
 	wg.Wait()
-	f, c := countedBackend(t, srv, cont, "p")
+	f, c := countedBackend(t, srv, cont, "p", func(cfg *azureadapter.Config) { cfg.Options.ListPageSize = 500 })
 	for _, tt := range []struct {
 		dir            string
 		entries        int

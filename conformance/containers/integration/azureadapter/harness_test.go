@@ -229,12 +229,15 @@ func (c *countingTransport) reset() {
 }
 
 // countedBackend opens a backend over container and prefix whose
-// requests are counted.
-func countedBackend(t *testing.T, srv *containers.AzuriteServer, cont, prefix string) (*azureadapter.FS, *countingTransport) {
+// requests are counted; configure, if any, changes its configuration.
+func countedBackend(t *testing.T, srv *containers.AzuriteServer, cont, prefix string, configure ...func(*azureadapter.Config)) (*azureadapter.FS, *countingTransport) {
 	t.Helper()
 	c := newCountingTransport()
 	cfg := config(srv, cont, prefix)
 	cfg.ClientOptions.Transport = c
+	for _, f := range configure {
+		f(&cfg)
+	}
 	f := open(t, cfg)
 	c.reset()
 	return f, c
