@@ -32,10 +32,10 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		return exitFatal
 	}
 	defer ns.Close()
-	t, ok := ns.set.Tool(name)
+	t, ok := ns.Tools().Tool(name)
 	if !ok {
 		var names []string
-		for _, t := range ns.set.Tools() {
+		for _, t := range ns.Tools().Tools() {
 			names = append(names, t.Name)
 		}
 		fmt.Fprintf(stderr, "fencefs: unknown tool %q; configured tools: %s\n", name, strings.Join(names, ", "))

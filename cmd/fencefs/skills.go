@@ -4,51 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
+	"github.com/fencefs/fencefs/server"
 	"github.com/fencefs/fencefs/skills"
 )
-
-// discoverSkills finds the skills under the --skills roots of s on the
-// namespace's storage. Problems with single skills are in the catalog; the
-// error, naming --skills, is for a root that cannot be spelt so in this
-// namespace or a discovery that cannot finish (too many skills).
-func discoverSkills(ctx context.Context, ns *namespace, s *config.Settings) (*skills.Loader, *skills.Catalog, error) {
-	// Options.Cwd makes read paths on a plain local root relative to the
-	// tools' working directory, so that read_file accepts them as given.
-	loader, err := skills.New(ns.b, s.Skills, skills.Options{Cwd: s.Cwd})
-	if err != nil {
-		return nil, nil, skillsSettingError(err)
-	}
-	cat, err := loader.Discover(ctx)
-	if err != nil {
-		return nil, nil, skillsSettingError(err)
-	}
-	return loader, cat, nil
-}
-
-// skillsSettingError names --skills in place of the package's own prefix.
-func skillsSettingError(err error) error {
-	return fmt.Errorf("--skills: %s", strings.TrimPrefix(err.Error(), "skills: "))
-}
-
-// logCatalog logs what serve's discovery found: a warning per problem,
-// so a broken manifest is noticed, and the shadowed copies at info level.
-func logCatalog(logger *slog.Logger, cat *skills.Catalog) {
-	for _, p := range cat.Problems {
-		logger.Warn("skill problem", "root", p.Root, "path", p.Path, "reason", p.Reason)
-	}
-	for _, sh := range cat.Shadowed {
-		logger.Info("skill shadowed", "skill", sh.Skill.Name, "path", sh.Skill.Path, "in_use", sh.By.Path)
-	}
-	names := make([]string, len(cat.Skills))
-	for i, sk := range cat.Skills {
-		names[i] = sk.Name
-	}
-	logger.Info("skills offered as prompts and resources", "roots", cat.Roots, "skills", names, "problems", len(cat.Problems))
-}
 
 // listSkills prints the skills under the --skills roots, the copies they
 // shadow and the problems found: fencefs skills [flags].
@@ -67,7 +27,7 @@ func listSkills(ctx context.Context, s *config.Settings, rest []string, stdout, 
 		return exitFatal
 	}
 	defer ns.Close()
-	_, cat, err := discoverSkills(ctx, ns, s)
+	_, cat, err := server.DiscoverSkills(ctx, ns, s.Skills)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal

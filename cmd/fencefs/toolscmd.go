@@ -37,7 +37,7 @@ func listTools(ctx context.Context, s *config.Settings, rest []string, stdout, s
 	}
 	defer ns.Close()
 	infos := []toolInfo{}
-	for _, t := range ns.set.Tools() {
+	for _, t := range ns.Tools().Tools() {
 		m := mcpserver.Tool(t)
 		infos = append(infos, toolInfo{Name: m.Name, Description: m.Description, InputSchema: t.InputSchema, Annotations: m.Annotations, OutputSchema: m.OutputSchema})
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/mcpserver"
+	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/tenant"
@@ -158,7 +159,7 @@ type Mount struct {
 	// Name is the mount's single-component name: it is mounted at /Name.
 	Name string
 	// Spec says what is mounted.
-	Spec MountSpec
+	Spec mountspec.Spec
 
 	// fromFile marks, while parsing, a mount the config file gave, which a
 	// --mount of the same name replaces.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -23,8 +24,8 @@ func settings(fn func(s *Settings)) *Settings {
 }
 
 func TestParse(t *testing.T) {
-	ws := Mount{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "/w"}}
-	ref := Mount{Name: "ref", Spec: MountSpec{Kind: KindLocal, Dir: "/r", ReadOnly: true}}
+	ws := Mount{Name: "ws", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/w"}}
+	ref := Mount{Name: "ref", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/r", ReadOnly: true}}
 	tests := []struct {
 		name string
 		cmd  string
@@ -207,8 +208,8 @@ mounts:
 		s.HTTP = "127.0.0.1:9000"
 		s.Skills = []string{"/ws/team", "/ws/skills"}
 		s.Mounts = []Mount{
-			{Name: "data", Spec: MountSpec{Kind: KindS3, ReadOnly: true, S3: S3Spec{Bucket: "bucket", Prefix: "tenants/t1", Region: "eu-west-1"}}},
-			{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "/w"}},
+			{Name: "data", Spec: mountspec.Spec{Kind: mountspec.KindS3, ReadOnly: true, S3: mountspec.S3Spec{Bucket: "bucket", Prefix: "tenants/t1", Region: "eu-west-1"}}},
+			{Name: "ws", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/w"}},
 		}
 	})
 	got, _, err := Parse("serve", []string{"--config", file})
@@ -234,7 +235,7 @@ mounts:
 	want.MaxList, want.Allow, want.LogLevel, want.HTTP, want.Skills = 99, []string{"x"}, slog.LevelError, "", nil
 	want.RequireRead = false // serve's setting: call takes none of it
 	// --mount adds to the file's mounts, and replaces one of the same name.
-	want.Mounts = []Mount{want.Mounts[0], {Name: "only", Spec: MountSpec{Kind: KindLocal, Dir: "/o"}}, want.Mounts[1]}
+	want.Mounts = []Mount{want.Mounts[0], {Name: "only", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/o"}}, want.Mounts[1]}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("with flags: got\n%+v\nwant\n%+v", got, want)
 	}
@@ -273,12 +274,12 @@ func TestParseConfigFileRelative(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Mount{
-		{Name: "abs", Spec: MountSpec{Kind: KindLocal, Dir: "/srv/x"}},
-		{Name: "box", Spec: MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "u", Host: "h", Root: "/d", KeyFile: filepath.Join(dir, "keys/id"), KnownHostsFile: filepath.Join(dir, "kh")}}},
-		{Name: "extra", Spec: MountSpec{Kind: KindLocal, Dir: "/e"}},
-		{Name: "ref", Spec: MountSpec{Kind: KindLocal, Dir: filepath.Join(dir, "ref"), ReadOnly: true}},
+		{Name: "abs", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/srv/x"}},
+		{Name: "box", Spec: mountspec.Spec{Kind: mountspec.KindSFTP, SFTP: mountspec.SFTPSpec{User: "u", Host: "h", Root: "/d", KeyFile: filepath.Join(dir, "keys/id"), KnownHostsFile: filepath.Join(dir, "kh")}}},
+		{Name: "extra", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/e"}},
+		{Name: "ref", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: filepath.Join(dir, "ref"), ReadOnly: true}},
 		// The command line's path is the process's, as for every flag.
-		{Name: "ws", Spec: MountSpec{Kind: KindLocal, Dir: "flag-ws"}},
+		{Name: "ws", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "flag-ws"}},
 	}
 	if !reflect.DeepEqual(s.Mounts, want) {
 		t.Fatalf("mounts\n%+v\nwant\n%+v", s.Mounts, want)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/mounted"
+	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
@@ -239,7 +240,7 @@ func (v mountsValue) add(name, spec string) error {
 			return &namedError{fmt.Sprintf("mount %q", name), errors.New("given twice")}
 		}
 	}
-	ms, err := ParseMountSpec(spec)
+	ms, err := mountspec.Parse(spec)
 	if err != nil {
 		return &namedError{fmt.Sprintf("mount %q", name), err}
 	}
@@ -264,7 +265,7 @@ func (v mountsValue) addFromFile(name, spec, base string) error {
 	}
 	for i := range *v.p {
 		if m := &(*v.p)[i]; m.Name == name {
-			m.Spec.resolveAgainst(base)
+			m.Spec.ResolveAgainst(base)
 		}
 	}
 	return nil
@@ -357,7 +358,7 @@ func checkTenantMount(s string) error {
 	}
 	expanded, err := t.Expand("t")
 	if err == nil {
-		_, err = ParseMountSpec(expanded)
+		_, err = mountspec.Parse(expanded)
 	}
 	if err != nil {
 		return fmt.Errorf("mount %q: %w", name, err)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/base64"
@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/conformance/containers"
+	"github.com/fencefs/fencefs/mountspec"
 )
 
 // TestStorageSharesSFTPConnections: tenants whose SFTP mounts differ only
@@ -58,25 +59,24 @@ func TestStorageSharesSFTPConnections(t *testing.T) {
 	}
 	before := connections()
 
-	requests := newMetrics().storage
-	st := newStorage(requests)
+	requests := NewMetrics().StorageRequests()
+	st := mountspec.New(mountspec.Options{Requests: requests})
 	t.Cleanup(st.Close)
 	logger := slog.New(slog.DiscardHandler)
-	open := func(tn string) *namespace {
+	open := func(tn string) *Namespace {
 		t.Helper()
-		s := config.Defaults()
-		ms, err := config.ParseMountSpec("sftp://" + containers.SFTPUser + "@" + srv.Addr + base + "/" + tn + "?key=" + keyFile + "&host_key=" + pin)
+		ms, err := mountspec.Parse("sftp://" + containers.SFTPUser + "@" + srv.Addr + base + "/" + tn + "?key=" + keyFile + "&host_key=" + pin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Mounts = []config.Mount{{Name: "ws", Spec: ms}}
-		ns, err := openSharing(ctx, &s, logger, st)
+		nc := NamespaceConfig{Mounts: []Mount{{Name: "ws", Spec: ms}}, StorageTimeout: 30 * time.Second, Logger: logger}
+		ns, err := OpenNamespace(ctx, nc, st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ns
 	}
-	call := func(ns *namespace, tool, args string) (string, error) {
+	call := func(ns *Namespace, tool, args string) (string, error) {
 		t.Helper()
 		return ns.set.Call(ctx, tool, json.RawMessage(args))
 	}
@@ -84,13 +84,10 @@ func TestStorageSharesSFTPConnections(t *testing.T) {
 	if ns1.children["ws"] == ns2.children["ws"] {
 		t.Fatal("two tenants' roots are one backend")
 	}
-	if n := st.pools.Len(); n != 1 {
-		t.Errorf("%d SSH pools for one server, want 1", n)
-	}
 	if got := connections(); got != before+1 {
 		t.Errorf("the server has %d SSH connections, want %d (one for both tenants)", got, before+1)
 	}
-	for tn, ns := range map[string]*namespace{"t1": ns1, "t2": ns2} {
+	for tn, ns := range map[string]*Namespace{"t1": ns1, "t2": ns2} {
 		text, err := call(ns, "read_file", `{"path":"/ws/own.txt"}`)
 		if err != nil || !strings.Contains(text, "only "+tn) {
 			t.Errorf("%s reads its own.txt: %q, %v", tn, text, err)

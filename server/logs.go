@@ -1,22 +1,22 @@
-package main
+package server
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"log/slog"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/tenant"
+	"github.com/fencefs/fencefs/tools"
 )
 
-// requestIDHeader carries the id the server gives each HTTP request: set
+// RequestIDHeader carries the id the server gives each HTTP request: set
 // on the request, so a tool call finds it in its headers, and on the
 // answer, so a client can quote it.
-const requestIDHeader = "X-Request-Id"
+const RequestIDHeader = "X-Request-Id"
 
 // callInfo is what every log line of one request or tool call carries.
 type callInfo struct {
@@ -45,11 +45,13 @@ func callInfoOf(ctx context.Context) callInfo {
 	return ci
 }
 
-// callHandler adds the tenant and request id of a record's context to
-// the record, so every line of one call can be found by either.
-type callHandler struct{ slog.Handler }
+// LogHandler adds the tenant and request id of a record's context (put
+// there by RequestID and Logging) to the record, so that every line of
+// one call can be found by either.
+type LogHandler struct{ slog.Handler }
 
-func (h callHandler) Handle(ctx context.Context, r slog.Record) error {
+// Handle implements slog.Handler.
+func (h LogHandler) Handle(ctx context.Context, r slog.Record) error {
 	ci := callInfoOf(ctx)
 	if ci.tenant != "" {
 		r.AddAttrs(slog.String("tenant", ci.tenant))
@@ -60,23 +62,14 @@ func (h callHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-func (h callHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return callHandler{h.Handler.WithAttrs(attrs)}
+// WithAttrs implements slog.Handler.
+func (h LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return LogHandler{h.Handler.WithAttrs(attrs)}
 }
 
-func (h callHandler) WithGroup(name string) slog.Handler {
-	return callHandler{h.Handler.WithGroup(name)}
-}
-
-// newLogger logs to w at level, as text or (format "json") one JSON
-// object a line.
-func newLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(w, opts)
-	if format == "json" {
-		h = slog.NewJSONHandler(w, opts)
-	}
-	return slog.New(callHandler{h})
+// WithGroup implements slog.Handler.
+func (h LogHandler) WithGroup(name string) slog.Handler {
+	return LogHandler{h.Handler.WithGroup(name)}
 }
 
 // newRequestID returns a fresh random request id.
@@ -86,22 +79,25 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// withRequestID gives each HTTP request an id of the server's (any the
+// RequestID gives each HTTP request an id of the server's (any the
 // client sent is replaced: the id is the server's, for its own log), in
 // its context, its header and the answer's header.
-func withRequestID(next http.Handler) http.Handler {
+func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := newRequestID()
-		r.Header.Set(requestIDHeader, id)
-		w.Header().Set(requestIDHeader, id)
+		r.Header.Set(RequestIDHeader, id)
+		w.Header().Set(RequestIDHeader, id)
 		next.ServeHTTP(w, r.WithContext(withCallInfo(r.Context(), callInfo{requestID: id})))
 	})
 }
 
-// logged puts the call's tenant (from its verified token) and request id
-// (from its HTTP request) in the context of a tool call, for its log
-// lines and its audit line.
-func logged(next mcp.ToolHandler) mcp.ToolHandler {
+// Logging is the Link that puts the call's tenant (from its verified
+// identity) and request id (from its HTTP request) in the context of a
+// tool call, for its log lines (LogHandler) and its audit line.
+type Logging struct{}
+
+// Wrap implements Link.
+func (Logging) Wrap(_ *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var ci callInfo
 		if req.Extra != nil {
@@ -109,7 +105,7 @@ func logged(next mcp.ToolHandler) mcp.ToolHandler {
 				ci.tenant = string(id.Tenant)
 			}
 			if req.Extra.Header != nil {
-				ci.requestID = req.Extra.Header.Get(requestIDHeader)
+				ci.requestID = req.Extra.Header.Get(RequestIDHeader)
 			}
 		}
 		return next(withCallInfo(ctx, ci), req)

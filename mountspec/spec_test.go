@@ -1,4 +1,4 @@
-package config
+package mountspec
 
 import (
 	"strings"
@@ -9,47 +9,47 @@ import (
 // An ed25519 public key whose base64 holds "+" and "/", which must survive parsing.
 const testHostKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIClyJJRF008ev6AMTZ4SF+hXEOXnCI/n6FsO9FQIjWPk"
 
-func TestParseMountSpec(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		spec string
-		want MountSpec
+		want Spec
 	}{
-		{"local:/srv/ws", MountSpec{Kind: KindLocal, Dir: "/srv/ws"}},
-		{"local:./ws:ro", MountSpec{Kind: KindLocal, Dir: "./ws", ReadOnly: true}},
-		{"local:C:\\x", MountSpec{Kind: KindLocal, Dir: "C:\\x"}},
-		{"local:a:ro:ro", MountSpec{Kind: KindLocal, Dir: "a:ro", ReadOnly: true}},
-		{"s3://bucket", MountSpec{Kind: KindS3, S3: S3Spec{Bucket: "bucket"}}},
-		{"s3://bucket/", MountSpec{Kind: KindS3, S3: S3Spec{Bucket: "bucket"}}},
-		{"s3://bucket/tenants/t1/", MountSpec{Kind: KindS3, S3: S3Spec{Bucket: "bucket", Prefix: "tenants/t1"}}},
+		{"local:/srv/ws", Spec{Kind: KindLocal, Dir: "/srv/ws"}},
+		{"local:./ws:ro", Spec{Kind: KindLocal, Dir: "./ws", ReadOnly: true}},
+		{"local:C:\\x", Spec{Kind: KindLocal, Dir: "C:\\x"}},
+		{"local:a:ro:ro", Spec{Kind: KindLocal, Dir: "a:ro", ReadOnly: true}},
+		{"s3://bucket", Spec{Kind: KindS3, S3: S3Spec{Bucket: "bucket"}}},
+		{"s3://bucket/", Spec{Kind: KindS3, S3: S3Spec{Bucket: "bucket"}}},
+		{"s3://bucket/tenants/t1/", Spec{Kind: KindS3, S3: S3Spec{Bucket: "bucket", Prefix: "tenants/t1"}}},
 		{"s3://my.bucket-1/p?endpoint=http://127.0.0.1:7070&region=eu-west-1&path_style=1&ro=1",
-			MountSpec{Kind: KindS3, ReadOnly: true, S3: S3Spec{Bucket: "my.bucket-1", Prefix: "p", Endpoint: "http://127.0.0.1:7070", Region: "eu-west-1", PathStyle: true}}},
-		{"s3://b?ro=0&path_style=true", MountSpec{Kind: KindS3, S3: S3Spec{Bucket: "b", PathStyle: true}}},
-		{"s3://b?timeout=5s", MountSpec{Kind: KindS3, Timeout: 5 * time.Second, S3: S3Spec{Bucket: "b"}}},
-		{"sftp://a@h?key=k&timeout=1m30s", MountSpec{Kind: KindSFTP, Timeout: 90 * time.Second, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k"}}},
+			Spec{Kind: KindS3, ReadOnly: true, S3: S3Spec{Bucket: "my.bucket-1", Prefix: "p", Endpoint: "http://127.0.0.1:7070", Region: "eu-west-1", PathStyle: true}}},
+		{"s3://b?ro=0&path_style=true", Spec{Kind: KindS3, S3: S3Spec{Bucket: "b", PathStyle: true}}},
+		{"s3://b?timeout=5s", Spec{Kind: KindS3, Timeout: 5 * time.Second, S3: S3Spec{Bucket: "b"}}},
+		{"sftp://a@h?key=k&timeout=1m30s", Spec{Kind: KindSFTP, Timeout: 90 * time.Second, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k"}}},
 		{"sftp://alice@files.example.com/srv/data?key=/home/a/.ssh/id_ed25519&known_hosts=/home/a/.ssh/known_hosts",
-			MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "alice", Host: "files.example.com", Root: "/srv/data", KeyFile: "/home/a/.ssh/id_ed25519", KnownHostsFile: "/home/a/.ssh/known_hosts"}}},
+			Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "alice", Host: "files.example.com", Root: "/srv/data", KeyFile: "/home/a/.ssh/id_ed25519", KnownHostsFile: "/home/a/.ssh/known_hosts"}}},
 		{"sftp://bob@127.0.0.1:2222?password_env=SFTP_PASS&insecure=1&ro=1",
-			MountSpec{Kind: KindSFTP, ReadOnly: true, SFTP: SFTPSpec{User: "bob", Host: "127.0.0.1", Port: 2222, PasswordEnv: "SFTP_PASS", Insecure: true}}},
-		{"sftp://bob@[::1]:22/~/work?password_env=P", MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "bob", Host: "::1", Port: 22, Root: "work", PasswordEnv: "P"}}},
-		{"sftp://bob@h/~?password_env=P", MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "bob", Host: "h", Root: "", PasswordEnv: "P"}}},
-		{"sftp://me%40corp@h/?key=k", MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "me@corp", Host: "h", Root: "/", KeyFile: "k"}}},
+			Spec{Kind: KindSFTP, ReadOnly: true, SFTP: SFTPSpec{User: "bob", Host: "127.0.0.1", Port: 2222, PasswordEnv: "SFTP_PASS", Insecure: true}}},
+		{"sftp://bob@[::1]:22/~/work?password_env=P", Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "bob", Host: "::1", Port: 22, Root: "work", PasswordEnv: "P"}}},
+		{"sftp://bob@h/~?password_env=P", Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "bob", Host: "h", Root: "", PasswordEnv: "P"}}},
+		{"sftp://me%40corp@h/?key=k", Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "me@corp", Host: "h", Root: "/", KeyFile: "k"}}},
 		{"sftp://a@h?key=k&host_key=" + strings.ReplaceAll(testHostKey, " ", "%20"),
-			MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k", HostKey: testHostKey}}},
+			Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k", HostKey: testHostKey}}},
 		{"sftp://a@h?key=k&host_key=" + strings.Fields(testHostKey)[1],
-			MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k", HostKey: testHostKey}}},
+			Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k", HostKey: testHostKey}}},
 		{"sftp://a@h?key=k&host_key=" + testHostKey + " comment",
-			MountSpec{Kind: KindSFTP, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k", HostKey: testHostKey}}},
+			Spec{Kind: KindSFTP, SFTP: SFTPSpec{User: "a", Host: "h", KeyFile: "k", HostKey: testHostKey}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
-			got, err := ParseMountSpec(tt.spec)
+			got, err := Parse(tt.spec)
 			if err != nil {
-				t.Fatalf("ParseMountSpec(%q): %v", tt.spec, err)
+				t.Fatalf("Parse(%q): %v", tt.spec, err)
 			}
 			if got != tt.want {
-				t.Fatalf("ParseMountSpec(%q) =\n%+v, want\n%+v", tt.spec, got, tt.want)
+				t.Fatalf("Parse(%q) =\n%+v, want\n%+v", tt.spec, got, tt.want)
 			}
-			again, err := ParseMountSpec(got.String())
+			again, err := Parse(got.String())
 			if err != nil || again != got {
 				t.Fatalf("String() = %q parses to %+v, %v; want %+v", got.String(), again, err, got)
 			}
@@ -57,7 +57,7 @@ func TestParseMountSpec(t *testing.T) {
 	}
 }
 
-func TestParseMountSpecErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct{ spec, want string }{
 		{"", "unknown mount spec"},
 		{"/srv/ws", "unknown mount spec"},
@@ -105,12 +105,12 @@ func TestParseMountSpecErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
-			got, err := ParseMountSpec(tt.spec)
+			got, err := Parse(tt.spec)
 			if err == nil {
-				t.Fatalf("ParseMountSpec(%q) = %+v, want an error containing %q", tt.spec, got, tt.want)
+				t.Fatalf("Parse(%q) = %+v, want an error containing %q", tt.spec, got, tt.want)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("ParseMountSpec(%q) error %q, want it to contain %q", tt.spec, err, tt.want)
+				t.Fatalf("Parse(%q) error %q, want it to contain %q", tt.spec, err, tt.want)
 			}
 		})
 	}
@@ -132,10 +132,10 @@ func TestSFTPAddr(t *testing.T) {
 	}
 }
 
-// FuzzParseMountSpec checks that the parser never panics, that what it
+// FuzzParse checks that the parser never panics, that what it
 // accepts is well formed, and that String renders a spec that parses
 // back to the same value.
-func FuzzParseMountSpec(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"local:/srv/ws", "local:ws:ro", "s3://b/p?endpoint=http://h:1&region=r&path_style=1&ro=1",
 		"sftp://u@h:22/~/d?password_env=P&insecure=1&timeout=3s", "sftp://u%3Ax@[::1]/abs?key=k%26&known_hosts=%25",
@@ -144,7 +144,7 @@ func FuzzParseMountSpec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
-		m, err := ParseMountSpec(spec)
+		m, err := Parse(spec)
 		if err != nil {
 			return
 		}
@@ -164,7 +164,7 @@ func FuzzParseMountSpec(f *testing.F) {
 		default:
 			t.Fatalf("%q: kind %q", spec, m.Kind)
 		}
-		again, err := ParseMountSpec(m.String())
+		again, err := Parse(m.String())
 		if err != nil {
 			t.Fatalf("%q -> %+v -> %q: %v", spec, m, m.String(), err)
 		}

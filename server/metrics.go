@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -14,8 +14,9 @@ import (
 	"github.com/fencefs/fencefs/tools"
 )
 
-// metrics are the server's Prometheus metrics, on a registry of its own.
-type metrics struct {
+// Metrics are a server's Prometheus metrics, on a registry of their own,
+// and the Link that counts and times tool calls.
+type Metrics struct {
 	reg      *prometheus.Registry
 	calls    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -24,8 +25,11 @@ type metrics struct {
 	inFlight prometheus.Gauge
 }
 
-func newMetrics() *metrics {
-	m := &metrics{
+// NewMetrics returns the metrics of one server: tool calls by tool and
+// outcome, their latency, quota refusals, storage requests, HTTP requests
+// in flight, and the Go runtime's and the process's.
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fencefs_tool_calls_total",
 			Help: "Tool calls by tool and outcome (ok, refused, error)."}, []string{"tool", "outcome"}),
@@ -44,18 +48,23 @@ func newMetrics() *metrics {
 }
 
 // gauge registers a gauge whose value fn reads at each scrape.
-func (m *metrics) gauge(name, help string, fn func() float64) {
+func (m *Metrics) gauge(name, help string, fn func() float64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
-// handler serves the metrics at /metrics.
-func (m *metrics) handler() http.Handler {
+// Handler serves the metrics in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// measured wraps a tool's handler to count the call by outcome and time
-// it; a refusal by a quota is counted by its limit too.
-func (m *metrics) measured(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+// StorageRequests is the counter of storage requests by mount and
+// operation, for mountspec.Options.Requests.
+func (m *Metrics) StorageRequests() *prometheus.CounterVec { return m.storage }
+
+// Wrap implements Link: it counts the call by outcome and times it; a
+// refusal by a quota is counted by its limit too. A nil *Metrics counts
+// nothing.
+func (m *Metrics) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	if m == nil {
 		return next
 	}

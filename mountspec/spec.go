@@ -1,4 +1,18 @@
-package config
+// Package mountspec turns mount specs ("local:DIR", "s3://BUCKET/PREFIX",
+// "sftp://USER@HOST/DIR") into backends.
+//
+// Parse reads a spec into a comparable Spec, which holds no secret and
+// prints back with String. An Opener opens specs to backends and shares
+// what can be shared among the namespaces of one server: one S3 client
+// (and its connection pool) per mount name and endpoint, one backend per
+// identical local or SFTP spec, one SSH connection pool per SFTP server
+// and account. Every network mount is probed within its timeout when it is
+// opened, and each of its requests later gets that timeout too.
+//
+// Kinds of storage this package does not know (gs://, azblob://, overlay:)
+// are added by a Schemes map given to Schemes.Parse and Options.Schemes,
+// without changes here or in the server.
+package mountspec
 
 import (
 	"encoding/base64"
@@ -19,23 +33,23 @@ import (
 // Kind names the storage a mount spec describes.
 type Kind string
 
-// The mount kinds.
+// The mount kinds this package opens itself; a Scheme adds others.
 const (
 	KindLocal Kind = "local"
 	KindS3    Kind = "s3"
 	KindSFTP  Kind = "sftp"
 )
 
-// MountSpec is a parsed mount specification. It is comparable, so two
+// Spec is a parsed mount specification. It is comparable, so two
 // specs are equal when they describe the same mount.
-type MountSpec struct {
+type Spec struct {
 	// Kind is the storage kind; it decides which of the fields below are
 	// used.
 	Kind Kind
 	// ReadOnly mounts refuse every write.
 	ReadOnly bool
 	// Timeout bounds each request to the storage (S3 and SFTP) and the
-	// mount's check at start-up; 0 leaves it to Settings.StorageTimeout.
+	// mount's check at start-up; 0 leaves it to the opener's caller.
 	Timeout time.Duration
 	// Dir is the local directory (KindLocal), as written.
 	Dir string
@@ -43,6 +57,9 @@ type MountSpec struct {
 	S3 S3Spec
 	// SFTP describes a server directory (KindSFTP).
 	SFTP SFTPSpec
+	// Opaque is what a Scheme's Parse kept of a spec of its kind, for its
+	// Open; "" for the kinds of this package.
+	Opaque string
 }
 
 // S3Spec is the S3 part of a mount spec. Credentials are never part of
@@ -99,7 +116,7 @@ func (s SFTPSpec) Addr() string {
 	return host + ":" + strconv.Itoa(port)
 }
 
-// ParseMountSpec parses one mount spec:
+// Parse parses one mount spec:
 //
 //	local:DIR                    a local directory (local:DIR:ro read-only)
 //	s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=1&ro=1&timeout=D]
@@ -111,9 +128,9 @@ func (s SFTPSpec) Addr() string {
 // no DIR at all means the login directory. Secrets are refused in the spec
 // itself: S3 credentials come from the SDK's chain and an SFTP password
 // from the environment variable named by password_env.
-func ParseMountSpec(spec string) (MountSpec, error) {
+func Parse(spec string) (Spec, error) {
 	if strings.ContainsFunc(spec, isControl) {
-		return MountSpec{}, errors.New("control character in mount spec")
+		return Spec{}, errors.New("control character in mount spec")
 	}
 	switch {
 	case strings.HasPrefix(spec, "local:"):
@@ -123,34 +140,34 @@ func ParseMountSpec(spec string) (MountSpec, error) {
 	case strings.HasPrefix(spec, "sftp://"):
 		return parseSFTP(strings.TrimPrefix(spec, "sftp://"))
 	}
-	return MountSpec{}, fmt.Errorf("unknown mount spec %q: use local:DIR, s3://BUCKET/PREFIX or sftp://USER@HOST/DIR", spec)
+	return Spec{}, fmt.Errorf("unknown mount spec %q: use local:DIR, s3://BUCKET/PREFIX or sftp://USER@HOST/DIR", spec)
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-func parseLocal(rest string) (MountSpec, error) {
-	m := MountSpec{Kind: KindLocal}
+func parseLocal(rest string) (Spec, error) {
+	m := Spec{Kind: KindLocal}
 	if d, ok := strings.CutSuffix(rest, ":ro"); ok {
 		m.ReadOnly, rest = true, d
 	}
 	if rest == "" {
-		return MountSpec{}, errors.New("local: the directory is empty (local:DIR or local:DIR:ro)")
+		return Spec{}, errors.New("local: the directory is empty (local:DIR or local:DIR:ro)")
 	}
 	m.Dir = rest
 	return m, nil
 }
 
-func parseS3(rest string) (MountSpec, error) {
+func parseS3(rest string) (Spec, error) {
 	rest, query, _ := strings.Cut(rest, "?")
 	bucket, prefix, _ := strings.Cut(rest, "/")
 	if err := checkBucket(bucket); err != nil {
-		return MountSpec{}, err
+		return Spec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
 	if prefix != "" && !backend.ValidPath(prefix) {
-		return MountSpec{}, fmt.Errorf("s3: prefix %q is not a canonical relative path", prefix)
+		return Spec{}, fmt.Errorf("s3: prefix %q is not a canonical relative path", prefix)
 	}
-	m := MountSpec{Kind: KindS3, S3: S3Spec{Bucket: bucket, Prefix: prefix}}
+	m := Spec{Kind: KindS3, S3: S3Spec{Bucket: bucket, Prefix: prefix}}
 	err := parseParams("s3", query, map[string]func(string) error{
 		"endpoint":   func(v string) error { return setEndpoint(&m.S3.Endpoint, v) },
 		"region":     func(v string) error { return setString(&m.S3.Region, "region", v) },
@@ -159,7 +176,7 @@ func parseS3(rest string) (MountSpec, error) {
 		"timeout":    func(v string) error { return setTimeout(&m.Timeout, v) },
 	})
 	if err != nil {
-		return MountSpec{}, err
+		return Spec{}, err
 	}
 	return m, nil
 }
@@ -182,15 +199,15 @@ func checkBucket(b string) error {
 	return nil
 }
 
-func parseSFTP(rest string) (MountSpec, error) {
+func parseSFTP(rest string) (Spec, error) {
 	rest, query, _ := strings.Cut(rest, "?")
 	authority, dir := rest, ""
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		authority, dir = rest[:i], rest[i:]
 	}
-	m := MountSpec{Kind: KindSFTP}
+	m := Spec{Kind: KindSFTP}
 	if err := parseAuthority(&m.SFTP, authority); err != nil {
-		return MountSpec{}, err
+		return Spec{}, err
 	}
 	m.SFTP.Root = sftpRoot(dir)
 	err := parseParams("sftp", query, map[string]func(string) error{
@@ -203,14 +220,14 @@ func parseSFTP(rest string) (MountSpec, error) {
 		"timeout":      func(v string) error { return setTimeout(&m.Timeout, v) },
 	})
 	if err != nil {
-		return MountSpec{}, err
+		return Spec{}, err
 	}
 	s := m.SFTP
 	if s.PasswordEnv == "" && s.KeyFile == "" {
-		return MountSpec{}, errors.New("sftp: no credentials: add password_env=VAR (the variable holding the password) or key=FILE")
+		return Spec{}, errors.New("sftp: no credentials: add password_env=VAR (the variable holding the password) or key=FILE")
 	}
 	if s.Insecure && (s.KnownHostsFile != "" || s.HostKey != "") {
-		return MountSpec{}, errors.New("sftp: insecure=1 cannot be combined with known_hosts or host_key")
+		return Spec{}, errors.New("sftp: insecure=1 cannot be combined with known_hosts or host_key")
 	}
 	return m, nil
 }
@@ -395,8 +412,10 @@ func setHostKey(dst *string, v string) error {
 	return nil
 }
 
-// resolveAgainst makes m's relative host paths relative to dir.
-func (m *MountSpec) resolveAgainst(dir string) {
+// ResolveAgainst makes m's relative host paths (a local directory, an
+// SFTP key or known_hosts file) relative to dir, as a config file's are
+// to its folder.
+func (m *Spec) ResolveAgainst(dir string) {
 	abs := func(p *string) {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
@@ -411,9 +430,9 @@ func (m *MountSpec) resolveAgainst(dir string) {
 	}
 }
 
-// String renders m as a spec that ParseMountSpec parses back to m. It
+// String renders m as a spec that Parse parses back to m. It
 // holds no secret, so it may be logged.
-func (m MountSpec) String() string {
+func (m Spec) String() string {
 	switch m.Kind {
 	case KindLocal:
 		if m.ReadOnly {
@@ -424,11 +443,13 @@ func (m MountSpec) String() string {
 		return m.s3String()
 	case KindSFTP:
 		return m.sftpString()
+	case "":
+		return "invalid mount spec"
 	}
-	return "invalid mount spec"
+	return string(m.Kind) + m.Opaque
 }
 
-func (m MountSpec) s3String() string {
+func (m Spec) s3String() string {
 	s := m.S3
 	out := "s3://" + s.Bucket
 	if s.Prefix != "" {
@@ -443,7 +464,7 @@ func (m MountSpec) s3String() string {
 	return out + q.String()
 }
 
-func (m MountSpec) sftpString() string {
+func (m Spec) sftpString() string {
 	s := m.SFTP
 	host := s.Host
 	if strings.Contains(host, ":") {
@@ -509,4 +530,16 @@ func escape(s, chars string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// parseDuration parses a positive duration with its unit.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (such as 30s or 2m)", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be > 0, got %s", s)
+	}
+	return d, nil
 }

@@ -1,0 +1,232 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/audit"
+	"github.com/fencefs/fencefs/tenant"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// callNotes collects, for the audit line of one call, what the tools'
+// events say it changed.
+type callNotes struct {
+	mu      sync.Mutex
+	paths   []string
+	newHash string
+	oldHash string
+	// requests are the call's change requests, which a later listener
+	// (the user's approval) may cancel.
+	requests []*tools.ChangeRequest
+}
+
+// noteChangeRequest records req in the notes of the call whose context is
+// ctx, so that its line can tell a change the user declined from one
+// made: the request is announced before the approval decides.
+func noteChangeRequest(ctx context.Context, req *tools.ChangeRequest) {
+	if n, ok := ctx.Value(callNotesKey{}).(*callNotes); ok {
+		n.mu.Lock()
+		n.requests = append(n.requests, req)
+		n.mu.Unlock()
+	}
+}
+
+// cancelled returns the reason when the call announced changes and every
+// one was cancelled, so nothing was changed.
+func (n *callNotes) cancelled() (reason string, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, r := range n.requests {
+		why, c := r.Cancelled()
+		if !c {
+			return "", false
+		}
+		if i == 0 {
+			reason = why
+		}
+	}
+	return reason, len(n.requests) > 0
+}
+
+type callNotesKey struct{}
+
+// noteEvent records ev in the notes of the call whose context is ctx.
+func noteEvent(ctx context.Context, ev tools.Event) {
+	n, ok := ctx.Value(callNotesKey{}).(*callNotes)
+	if !ok {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	add := func(ps ...string) {
+		for _, p := range ps {
+			if !slices.Contains(n.paths, p) {
+				n.paths = append(n.paths, p)
+			}
+		}
+	}
+	switch e := ev.(type) {
+	case tools.FileWritten:
+		add(e.Path)
+		n.newHash = e.ContentHash
+	case tools.FileEdited:
+		add(e.Path)
+		n.newHash = e.ContentHash
+	case tools.FileDeleted:
+		add(e.Path)
+		n.oldHash = e.ContentHash
+	case tools.FileMoved:
+		add(e.From, e.To)
+		n.newHash = e.ContentHash
+	case tools.FileCopied:
+		add(e.From, e.To)
+		n.newHash = e.ContentHash
+	case tools.DirectoryCreated:
+		add(e.Path)
+	case tools.FileRead:
+		add(e.Path)
+	}
+}
+
+// Audit is the Link that writes one audit line per changing call (per
+// call with Reads): who, which tool, which paths and hashes, and how the
+// call ended. A change the user declined is logged as refused.
+type Audit struct {
+	// Log is where the lines go; nil logs nothing.
+	Log *audit.Logger
+	// Reads logs the reading calls too.
+	Reads bool
+}
+
+// Wrap implements Link.
+func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+	log := a.Log
+	if log == nil || t.Annotations.ReadOnly && !a.Reads {
+		return next
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		notes := &callNotes{}
+		res, err := next(context.WithValue(ctx, callNotesKey{}, notes), req)
+		if res != nil && len(res.InputRequests) > 0 {
+			// The first round of an approval: the user has yet to
+			// answer and nothing changed; the round that follows the
+			// answer is the one logged.
+			return res, err
+		}
+		rec := audit.Record{Time: start, RequestID: callInfoOf(ctx).requestID, Tool: t.Name, Outcome: audit.OutcomeOK, Duration: time.Since(start)}
+		if req.Extra != nil {
+			if id, idErr := tenant.FromTokenInfo(req.Extra.TokenInfo); idErr == nil {
+				rec.Tenant, rec.Subject = string(id.Tenant), id.Subject
+			}
+		}
+		var args struct {
+			Path         string `json:"path"`
+			Content      string `json:"content"`
+			ExpectedHash string `json:"expected_hash"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		notes.mu.Lock()
+		rec.Paths, rec.NewHash, rec.OldHash = notes.paths, notes.newHash, notes.oldHash
+		notes.mu.Unlock()
+		if rec.OldHash == "" {
+			rec.OldHash = args.ExpectedHash
+		}
+		if len(rec.Paths) == 0 && args.Path != "" {
+			rec.Paths = []string{args.Path}
+		}
+		rec.Bytes = int64(len(args.Content))
+		switch {
+		case err != nil:
+			rec.Outcome, rec.Reason = audit.OutcomeError, err.Error()
+		case res != nil && res.IsError:
+			rec.Outcome = audit.OutcomeRefused
+			if len(res.Content) > 0 {
+				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+					rec.Reason = tc.Text
+				}
+			}
+		default:
+			if reason, ok := notes.cancelled(); ok {
+				rec.Outcome, rec.Reason = audit.OutcomeRefused, reason
+			}
+		}
+		if lerr := log.Log(rec); lerr != nil {
+			// The change is made; what cannot be recorded must not look
+			// like success to the operator.
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the audit log could not be written; the server refuses further changes"}}}, nil
+		}
+		return res, err
+	}
+}
+
+// AuditHeadEvery is how often the audit log's head is logged when it
+// moved: the anchor `audit verify --head` compares with, kept in the
+// server's log, where the audit file's writer cannot rewrite it.
+const AuditHeadEvery = time.Minute
+
+// LogAuditHeads logs l's head every period in which it moved from last
+// (the head when the caller started it), until ctx ends.
+func LogAuditHeads(ctx context.Context, l *audit.Logger, logger *slog.Logger, period time.Duration, last string) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if h := l.Head(); h != last {
+				logger.Info("audit head", "head", h)
+				last = h
+			}
+		}
+	}
+}
+
+// Middleware returns the MCP middleware that, with Reads, writes an audit
+// line per resources/read: the host reads a file for the model's context
+// as read_file would. The line's path is the resource's URI.
+func (a Audit) Middleware() mcp.Middleware {
+	log := a.Log
+	if log == nil || !a.Reads {
+		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "resources/read" {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			rec := audit.Record{Time: start, RequestID: callInfoOf(ctx).requestID, Tool: method, Outcome: audit.OutcomeOK, Duration: time.Since(start)}
+			if extra := req.GetExtra(); extra != nil {
+				if id, idErr := tenant.FromTokenInfo(extra.TokenInfo); idErr == nil {
+					rec.Tenant, rec.Subject = string(id.Tenant), id.Subject
+				}
+			}
+			if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok {
+				rec.Paths = []string{p.URI}
+			}
+			if rr, ok := res.(*mcp.ReadResourceResult); ok && err == nil {
+				for _, c := range rr.Contents {
+					rec.Bytes += int64(len(c.Text) + len(c.Blob))
+				}
+			}
+			if err != nil {
+				rec.Outcome, rec.Reason = audit.OutcomeRefused, err.Error()
+			}
+			if lerr := log.Log(rec); lerr != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the audit log could not be written"}
+			}
+			return res, err
+		}
+	}
+}

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/mcpserver"
+	"github.com/fencefs/fencefs/mounted"
+	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// Mount is one named mount of a rooted namespace.
+type Mount struct {
+	// Name is the mount's single-component name: it is mounted at /Name.
+	Name string
+	// Spec says what is mounted.
+	Spec mountspec.Spec
+	// Shared marks a mount every tenant has alike: its files count
+	// against no tenant's quota.
+	Shared bool
+}
+
+// NamespaceConfig describes one namespace: its storage and the options
+// of the tools over it.
+type NamespaceConfig struct {
+	// Root is the local directory of a plain namespace, used when Mounts
+	// is empty.
+	Root string
+	// Mounts, when not empty, make the namespace rooted: /NAME per mount.
+	Mounts []Mount
+	// Tools are the options of the namespace's tool sets. OnEvent,
+	// OnChangeRequest and Logger are the namespace's own: the events feed
+	// the audit and the change requests the quota (see Chain).
+	Tools tools.Options
+	// StorageTimeout bounds each request to a mount whose spec sets no
+	// timeout, and its check at opening.
+	StorageTimeout time.Duration
+	// Metered builds the change listener that reserves quota, which makes
+	// every write build its diff: set it when an audit or a stored quota
+	// needs the change requests.
+	Metered bool
+	// Logger receives the namespace's log lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// A Namespace is opened storage and the tools over it.
+type Namespace struct {
+	// b is the storage the tools work on; skills are read from it too.
+	b   backend.Backend
+	set *tools.Set
+	// opts are set's options, for the sets of further sessions.
+	opts    tools.Options
+	closers []io.Closer
+	// children are the mounts' backends by name; nil for a root.
+	children map[string]backend.Backend
+	// counted names the mounts whose files count against a quota: the
+	// writable ones that are not shared.
+	counted map[string]bool
+	// mounts are the namespace's mounts, sorted by name; nil for a root.
+	mounts []Mount
+	logger *slog.Logger
+}
+
+// OpenNamespace opens the storage c describes (the root, or the mounts,
+// with the clients and connections of o; a nil o shares nothing) and
+// builds the tools over it. Errors name the setting at fault.
+func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) (*Namespace, error) {
+	n := &Namespace{logger: cmp.Or(c.Logger, slog.New(slog.DiscardHandler)), mounts: c.Mounts}
+	b, err := n.open(ctx, c, o)
+	n.b = b
+	if err == nil {
+		n.opts = c.Tools
+		logger := n.logger
+		n.opts.OnEvent = func(ctx context.Context, ev tools.Event) {
+			noteEvent(ctx, ev)
+			logEvent(ctx, logger, ev)
+		}
+		n.opts.Logger = logger
+		if c.Metered {
+			// Only then: a change listener makes every write build its diff.
+			n.opts.OnChangeRequest = func(ctx context.Context, req *tools.ChangeRequest) error {
+				noteChangeRequest(ctx, req)
+				return n.reserveChange(ctx, req)
+			}
+		}
+		n.set, err = tools.New(b, n.opts)
+		if err != nil && c.Tools.Cwd != "" {
+			// What tools.New can refuse of checked options is a Cwd
+			// outside the namespace.
+			if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("tools: Cwd %q: ", c.Tools.Cwd)); ok {
+				err = fmt.Errorf("--cwd: %s", rest)
+			}
+		}
+	}
+	if err == nil {
+		err = checkCwd(ctx, b, c.Tools.Cwd)
+	}
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	warnRipgrep(n.set, n.logger)
+	return n, nil
+}
+
+// Backend returns the storage the namespace's tools work on.
+func (n *Namespace) Backend() backend.Backend { return n.b }
+
+// Tools returns the namespace's first tool set. Each further session
+// that must keep its own record of reads (tools.Options.RequireRead)
+// takes a set of its own from NewSet.
+func (n *Namespace) Tools() *tools.Set { return n.set }
+
+// Options returns the options of the namespace's tool sets.
+func (n *Namespace) Options() tools.Options { return n.opts }
+
+// NewSet returns another tool set over the namespace with its options, but
+// offering only list (nil: the namespace's tools).
+func (n *Namespace) NewSet(list []string) (*tools.Set, error) {
+	opts := n.opts
+	if list != nil {
+		opts.Tools = list
+	}
+	return tools.New(n.b, opts)
+}
+
+// Usage scans the files that count against the namespace's quota: every
+// file of a plain namespace, the files of the writable, unshared mounts
+// of a rooted one.
+func (n *Namespace) Usage(ctx context.Context) (quota.Usage, error) {
+	if n.children == nil {
+		return scanUsage(ctx, n.b)
+	}
+	var u quota.Usage
+	for name := range n.counted {
+		mu, err := scanUsage(ctx, n.children[name])
+		if err != nil {
+			return quota.Usage{}, fmt.Errorf("mount %q: %w", name, err)
+		}
+		u = u.Add(mu)
+	}
+	return u, nil
+}
+
+// counts reports whether the file at the canonical path p counts
+// against the namespace's quota.
+func (n *Namespace) counts(p string) bool {
+	if n.children == nil {
+		return true // a root
+	}
+	mount, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	return n.counted[mount]
+}
+
+// probe returns a file_info tool over the namespace with its policy,
+// whatever the caller's tools, for the checks before a change.
+func (n *Namespace) probe() *tools.Tool {
+	opts := n.opts
+	opts.Tools = []string{"file_info"}
+	opts.OnEvent = nil
+	opts.OnChangeRequest = nil
+	set, err := tools.New(n.b, opts)
+	if err != nil {
+		return nil // the same options built n.set: this does not happen
+	}
+	t, _ := set.Tool("file_info")
+	return t
+}
+
+// Close releases the storage connections and descriptors.
+func (n *Namespace) Close() error {
+	var errs []error
+	for _, c := range n.closers {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// open opens the backend of the namespace.
+func (n *Namespace) open(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) (backend.Backend, error) {
+	if len(c.Mounts) == 0 {
+		fs, err := local.New(c.Root)
+		if err != nil {
+			return nil, fmt.Errorf("--root: %w", err)
+		}
+		n.closers = append(n.closers, fs)
+		n.logger.DebugContext(ctx, "opened root", "root", c.Root)
+		return fs, nil
+	}
+	children := make(map[string]backend.Backend, len(c.Mounts))
+	n.children, n.counted = children, map[string]bool{}
+	for _, m := range c.Mounts {
+		timeout := cmp.Or(m.Spec.Timeout, c.StorageTimeout)
+		b, closer, err := o.Open(ctx, m.Name, m.Spec, timeout)
+		if err != nil {
+			return nil, err
+		}
+		n.closers = append(n.closers, closer)
+		if !m.Spec.ReadOnly && !m.Shared {
+			n.counted[m.Name] = true
+		}
+		children[m.Name] = b
+		n.logger.InfoContext(ctx, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
+	}
+	return mounted.New(children)
+}
+
+// checkCwd refuses a cwd that does not name a directory, which would
+// otherwise leave the model with "Path not found: ." on every call. It
+// looks with a tool set of its own, so that the check sees the path as
+// the tools do, whatever tools and policy are configured.
+func checkCwd(ctx context.Context, b backend.Backend, cwd string) error {
+	if cwd == "" {
+		return nil
+	}
+	set, err := tools.New(b, tools.Options{Cwd: cwd, Tools: []string{"file_info"}, NoDefaultProtect: true})
+	if err != nil {
+		return fmt.Errorf("--cwd: %w", err)
+	}
+	text, err := set.Call(ctx, "file_info", json.RawMessage(`{"path":"."}`))
+	if msg, ok := mcpserver.RetryMessage(err); ok {
+		if strings.HasPrefix(msg, "Path not found") {
+			return fmt.Errorf("--cwd %s: no such directory", cwd)
+		}
+		return fmt.Errorf("--cwd %s: %s", cwd, msg)
+	}
+	if err != nil {
+		return fmt.Errorf("--cwd %s: %w", cwd, err)
+	}
+	if !strings.Contains(text, "\ntype: directory\n") {
+		return fmt.Errorf("--cwd %s: not a directory", cwd)
+	}
+	return nil
+}
+
+// warnRipgrep says at start-up when grep is offered and ripgrep is not on
+// PATH: grep then searches local disk with the built-in engine, which
+// answers alike but costs more on large trees.
+func warnRipgrep(set *tools.Set, logger *slog.Logger) {
+	if _, grep := set.Tool("grep"); !grep || tools.RipgrepInstalled("") {
+		return
+	}
+	logger.Warn("ripgrep (rg) is not on PATH: grep searches with the built-in engine, which gives the same answers more slowly on large trees; install ripgrep for speed")
+}
+
+// logEvent logs a tool's notification at debug level, without the diff
+// an edit carries.
+func logEvent(ctx context.Context, logger *slog.Logger, ev tools.Event) {
+	attrs := []any{"kind", ev.Kind()}
+	switch e := ev.(type) {
+	case tools.FileRead:
+		attrs = append(attrs, "path", e.Path)
+	case tools.DirectoryListed:
+		attrs = append(attrs, "path", e.Path, "entries", e.EntryCount)
+	case tools.FileWritten:
+		attrs = append(attrs, "path", e.Path, "hash", e.ContentHash)
+	case tools.FileEdited:
+		attrs = append(attrs, "path", e.Path, "hash", e.ContentHash)
+	case tools.DirectoryCreated:
+		attrs = append(attrs, "path", e.Path)
+	case tools.FilesSearched:
+		attrs = append(attrs, "path", e.Path, "pattern", e.Pattern, "matches", e.MatchCount, "truncated", e.Truncated)
+	}
+	logger.DebugContext(ctx, "event", attrs...)
+}
+
+// scanUsage returns the stored usage of a namespace's backend.
+func scanUsage(ctx context.Context, b backend.Backend) (quota.Usage, error) {
+	return quota.ScanFS(ctx, backend.FS(ctx, b))
+}

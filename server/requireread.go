@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tools"
+)
+
+// hashRule names an argument of a change that, under hashGuard, must come
+// with the hash of the read the change is based on.
+type hashRule struct {
+	path, hash string
+	// always: the hash is needed even before looking (the file must exist
+	// for the tool to work at all).
+	always bool
+	// overwrite: needed only when the call's overwrite is true.
+	overwrite bool
+}
+
+// hashRules returns the rules of tool: every file a change replaces or
+// removes is named with the hash of its read.
+func hashRules(tool string) []hashRule {
+	switch tool {
+	case "write_file", "delete_file":
+		return []hashRule{{path: "path", hash: "expected_hash"}}
+	case "edit_file":
+		return []hashRule{{path: "path", hash: "expected_hash", always: true}}
+	case "move_file":
+		return []hashRule{{path: "source", hash: "expected_hash"}, {path: "destination", hash: "destination_hash", overwrite: true}}
+	case "copy_file":
+		return []hashRule{{path: "destination", hash: "destination_hash", overwrite: true}}
+	}
+	return nil
+}
+
+// RequireRead is the Link of --require-read on stateless HTTP, where the
+// requests of one agent may reach different replicas and no replica can
+// remember what the agent read: a change that replaces or removes an
+// existing file must carry the hash of the read it is based on
+// (expected_hash, or destination_hash for the file a move or copy
+// replaces), which the storage then checks. apply_patch, which carries no
+// hashes, must not be offered with it (Servers leaves it out).
+type RequireRead struct {
+	// Probe is a file_info tool over the same namespace with its policy;
+	// nil makes every such argument need its hash (fail closed).
+	Probe *tools.Tool
+}
+
+// Wrap implements Link.
+func (g RequireRead) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+	rules := hashRules(t.Name)
+	if rules == nil {
+		return next
+	}
+	probe := g.Probe
+	refuse := refusal
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args map[string]json.RawMessage
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return next(ctx, req) // the tool itself refuses bad arguments
+		}
+		var overwrite bool
+		json.Unmarshal(args["overwrite"], &overwrite)
+		for _, r := range rules {
+			var p string
+			if json.Unmarshal(args[r.path], &p) != nil || p == "" || hashGiven(args[r.hash]) || r.overwrite && !overwrite {
+				continue
+			}
+			need := fmt.Sprintf("'%s': pass %s from your read_file of it (this server requires reading a file before changing it).", p, r.hash)
+			if r.always || probe == nil {
+				return refuse(need), nil
+			}
+			raw, _ := json.Marshal(map[string]string{"path": p})
+			text, err := probe.Call(ctx, raw)
+			switch {
+			case err == nil && strings.Contains(text, "\ntype: file\n"):
+				return refuse(fmt.Sprintf("'%s' exists: read it with read_file and pass the hash it returned as %s (this server requires reading a file before changing it).", p, r.hash)), nil
+			case err == nil, strings.HasPrefix(tools.Message(err), "Path not found"):
+			default:
+				return refuse(tools.Message(err)), nil
+			}
+		}
+		return next(ctx, req)
+	}
+}
+
+// hashGiven reports whether raw is a hash the tool will check: a
+// non-empty string. A JSON null is no precondition to the tools, so it
+// must be none to the guard either; an empty string is the hash of no
+// read.
+func hashGiven(raw json.RawMessage) bool {
+	var h string
+	return json.Unmarshal(raw, &h) == nil && h != ""
+}

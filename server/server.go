@@ -1,0 +1,510 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/mcpserver"
+	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/tenant"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// TenantMount is a mount of every tenant's namespace: its spec is the
+// template expanded with the tenant's id.
+type TenantMount struct {
+	// Name is the mount's name: it is mounted at /Name.
+	Name string
+	// Template is the spec with {tenant} where the tenant's id goes; a
+	// template without it is the same mount for every tenant (Shared),
+	// whose files count against no tenant's quota.
+	Template tenant.Template
+}
+
+// HTTPConfig bounds what hostile HTTP clients can hold.
+type HTTPConfig struct {
+	// SessionTimeout closes a stateful session idle for that long.
+	SessionTimeout time.Duration
+	// MaxSessions bounds the open stateful sessions; beyond it a new
+	// session gets 503.
+	MaxSessions int
+	// MaxRequestBytes bounds the body of one request.
+	MaxRequestBytes int64
+	// Timeout bounds the arrival of a request (headers and body) and each
+	// write of an answer (see Serve).
+	Timeout time.Duration
+}
+
+// Config configures a Server. The zero values of the limits are the
+// defaults of the fencefs command.
+type Config struct {
+	// Namespace is the storage and the tools of the server's one
+	// namespace, or with TenantMounts the tools of every tenant's (Root
+	// and Mounts are then unused).
+	Namespace NamespaceConfig
+	// TenantMounts, when set, give each tenant a namespace of its own,
+	// built from the templates on its first request and kept open in a
+	// bounded cache. They need Identity: the tenant is the identity's.
+	TenantMounts []TenantMount
+	// TenantPolicies narrow the tools and policy of named tenants.
+	TenantPolicies *tenant.Policies
+	// TenantCache bounds the tenants whose namespaces stay open (default
+	// 1000).
+	TenantCache int
+	// Schemes open the mount kinds mountspec does not know, for
+	// TenantMounts' expanded templates.
+	Schemes mountspec.Schemes
+
+	// MCP are the options of every MCP server: name, version,
+	// instructions (default: where paths start), approvals. Wrap,
+	// Resources, Skills, Changes and Logger are the Server's own.
+	MCP mcpserver.Options
+	// Skills are the roots whose skills are offered as prompts and
+	// resources, found again every SkillsRefresh (one namespace only).
+	Skills        []string
+	SkillsRefresh time.Duration
+
+	// Stateless answers each HTTP request on its own, so any replica
+	// answers any request: no session is kept, and --require-read is
+	// enforced by the hashes of reads (RequireRead). Otherwise sessions
+	// live in the process's memory.
+	Stateless bool
+	// HTTP bounds the HTTP clients.
+	HTTP HTTPConfig
+
+	// Identity authenticates HTTP requests; nil serves everyone (bind a
+	// loopback address only).
+	Identity Authenticator
+	// Grants map an identity's scopes to tools (nil: the defaults).
+	Grants *tenant.Grants
+	// ResourceURL is the public URL of the MCP endpoint, announced in the
+	// RFC 9728 protected-resource metadata with AuthorizationServers.
+	ResourceURL          string
+	AuthorizationServers []string
+	// ClockSkew is how long after its expiry a bearer token is accepted.
+	ClockSkew time.Duration
+
+	// Audit logs the calls.
+	Audit Audit
+	// Quota limits every tenant (the whole server without Identity);
+	// QuotaTenants replace it for named tenants.
+	Quota        quota.Limits
+	QuotaTenants map[string]quota.Limits
+	// Metrics, when set, are the server's; nil makes new ones.
+	Metrics *Metrics
+	// Links are more links around each call, inside the server's own
+	// (after the audit and quota, before the tool).
+	Links []Link
+	// Logger receives the server's log lines; wrap its handler in
+	// LogHandler to have each line name its tenant and request id.
+	Logger *slog.Logger
+}
+
+// A Server serves the file tools of one namespace, or of one namespace
+// per tenant, over MCP: every call passing through the chain of links
+// (scopes, limits, quotas, require-read, audit, metrics). Handler serves
+// it over streamable HTTP, ServeStdio over a stream.
+type Server struct {
+	cfg     Config
+	logger  *slog.Logger
+	opener  *mountspec.Opener
+	metrics *Metrics
+	quotas  *quota.Manager
+	grants  *tenant.Grants
+	skills  *mcpserver.SkillSource
+	// single serves the one namespace; nil with tenants.
+	single  *Servers
+	tenants *tenant.Cache[tenant.ID, *Servers]
+	ready   func(context.Context) error
+	handler http.Handler
+	// mcpHandler is the MCP endpoint within handler.
+	mcpHandler http.Handler
+	// stop ends the skills' refresh.
+	stop context.CancelFunc
+}
+
+// New opens the server's storage (the one namespace, or with TenantMounts
+// the mounts every tenant shares are checked at readiness) and builds its
+// MCP servers and HTTP handler. Close it when done.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	s := &Server{cfg: cfg, logger: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)), metrics: cfg.Metrics, grants: cfg.Grants}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	if s.grants == nil {
+		s.grants = tenant.DefaultGrants()
+	}
+	nc := &s.cfg.Namespace
+	nc.Logger = s.logger
+	// Every tool set of the server (its sessions and tenants) shares one
+	// bound on ripgrep processes, so that N sessions cannot hold N times
+	// rg's memory.
+	if nc.Tools.RipgrepSlots == nil {
+		nc.Tools.RipgrepSlots = tools.NewRipgrepSlots(0)
+	}
+	nc.Metered = nc.Metered || cfg.Audit.Log != nil || LimitsStorage(cfg.Quota, cfg.QuotaTenants)
+	s.opener = mountspec.New(mountspec.Options{Requests: s.metrics.StorageRequests(), Schemes: cfg.Schemes})
+	var sctx context.Context
+	sctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	var err error
+	if len(cfg.TenantMounts) > 0 {
+		err = s.openTenants()
+	} else {
+		err = s.openSingle(ctx, sctx)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.handler = s.newHandler()
+	return s, nil
+}
+
+// openSingle opens the one namespace.
+func (s *Server) openSingle(ctx, sctx context.Context) error {
+	ns, err := OpenNamespace(ctx, s.cfg.Namespace, s.opener)
+	if err != nil {
+		return err
+	}
+	s.quotas, err = NewQuotas(s.cfg.Quota, s.cfg.QuotaTenants, func(ctx context.Context, _ string) (quota.Usage, error) { return ns.Usage(ctx) })
+	if err == nil && len(s.cfg.Skills) > 0 {
+		s.skills, err = s.openSkills(ctx, sctx, ns)
+	}
+	if err != nil {
+		ns.Close()
+		return err
+	}
+	s.single = s.newServers(ns)
+	s.ready = readiness(ns, s.cfg.Namespace)
+	if s.cfg.Identity != nil {
+		s.logger.Warn("--auth without --tenant-mount: every authenticated caller shares one namespace")
+	}
+	return nil
+}
+
+// openSkills finds the skills of the namespace and refreshes them every
+// SkillsRefresh until sctx ends.
+func (s *Server) openSkills(ctx, sctx context.Context, ns *Namespace) (*mcpserver.SkillSource, error) {
+	loader, cat, err := DiscoverSkills(ctx, ns, s.cfg.Skills)
+	if err != nil {
+		return nil, err
+	}
+	LogCatalog(s.logger, cat)
+	// The skills' files are read for their digests by a set of their own,
+	// so that reading them counts as no session's read.
+	opts := ns.opts
+	opts.OnEvent = nil
+	set, err := tools.New(ns.b, opts)
+	var src *mcpserver.SkillSource
+	if err == nil {
+		src, err = mcpserver.NewSkillSource(ctx, loader, set, s.logger)
+	}
+	if err != nil {
+		return nil, skillsSettingError(err)
+	}
+	go src.Run(sctx, s.cfg.SkillsRefresh)
+	return src, nil
+}
+
+// openTenants builds the cache of the tenants' namespaces.
+func (s *Server) openTenants() error {
+	if len(s.cfg.Skills) > 0 {
+		return errors.New("--skills: not yet served with --tenant-mount")
+	}
+	var err error
+	s.tenants, err = tenant.NewCache(tenant.CacheOptions[tenant.ID, *Servers]{
+		Size:    cmp.Or(s.cfg.TenantCache, 1000),
+		Build:   s.openTenant,
+		OnEvict: func(_ tenant.ID, v *Servers) { v.ns.Close() },
+	})
+	if err != nil {
+		return err
+	}
+	s.ready = s.tenantReadiness()
+	s.quotas, err = NewQuotas(s.cfg.Quota, s.cfg.QuotaTenants, s.tenantUsage)
+	return err
+}
+
+// tenantUsage scans the stored files of tenant t.
+func (s *Server) tenantUsage(ctx context.Context, t string) (quota.Usage, error) {
+	v, release, err := s.tenants.Get(ctx, tenant.ID(t))
+	if err != nil {
+		return quota.Usage{}, err
+	}
+	defer release()
+	return v.ns.Usage(ctx)
+}
+
+// openTenant opens the namespace of tenant id from the templates.
+func (s *Server) openTenant(ctx context.Context, id tenant.ID) (*Servers, error) {
+	nc := s.cfg.Namespace
+	nc.Root, nc.Mounts = "", nil
+	// The tenant's policy narrows the server's: more denied and protected
+	// patterns, fewer tools.
+	if s.cfg.TenantPolicies != nil {
+		nc.Tools = s.cfg.TenantPolicies.For(id).Narrow(nc.Tools)
+	}
+	for _, tm := range s.cfg.TenantMounts {
+		spec, err := tm.Template.Expand(id)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := s.cfg.Schemes.Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("mount %q: %w", tm.Name, err)
+		}
+		nc.Mounts = append(nc.Mounts, Mount{Name: tm.Name, Spec: ms, Shared: tm.Template.Shared()})
+	}
+	slices.SortFunc(nc.Mounts, func(a, b Mount) int { return strings.Compare(a.Name, b.Name) })
+	// The tenant rides in the context, as in its calls' lines.
+	ctx = withCallInfo(ctx, callInfo{tenant: string(id)})
+	ns, err := OpenNamespace(ctx, nc, s.opener)
+	if err != nil {
+		s.logger.ErrorContext(ctx, "opening a tenant's namespace", "error", err)
+		return nil, errors.New("its storage could not be opened")
+	}
+	return s.newServers(ns), nil
+}
+
+// tenantReadiness returns the check of /readyz with tenant mounts: every
+// template that all tenants share (no {tenant}) opens and answers a stat
+// within its storage deadline; nil when there is none. A tenant's own
+// mounts open at its first request, and there is no tenant to check them
+// for here. The answer names the mount only: the cause, which may name an
+// endpoint or a host path, goes to the log.
+func (s *Server) tenantReadiness() func(context.Context) error {
+	var shared []Mount
+	for _, tm := range s.cfg.TenantMounts {
+		if !tm.Template.Shared() {
+			continue
+		}
+		ms, err := s.cfg.Schemes.Parse(tm.Template.String())
+		if err != nil {
+			continue // checked by the caller; the tenants' opening says so
+		}
+		shared = append(shared, Mount{Name: tm.Name, Spec: ms})
+	}
+	if len(shared) == 0 {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		for _, m := range shared {
+			timeout := cmp.Or(m.Spec.Timeout, s.cfg.Namespace.StorageTimeout)
+			if err := s.opener.Probe(ctx, m.Name, m.Spec, timeout); err != nil {
+				s.logger.WarnContext(ctx, "not ready", "mount", "/"+m.Name, "error", err)
+				return fmt.Errorf("/%s: the storage did not answer", m.Name)
+			}
+		}
+		return nil
+	}
+}
+
+// Ready reports whether the server's storage answers: every mount of its
+// one namespace, or every mount its tenants share. It is /readyz's check.
+func (s *Server) Ready(ctx context.Context) error {
+	if s.ready == nil {
+		return nil
+	}
+	return s.ready(ctx)
+}
+
+// Close closes the namespaces and the storage connections.
+func (s *Server) Close() error {
+	s.stop()
+	if s.tenants != nil {
+		s.tenants.Close()
+	}
+	var err error
+	if s.single != nil {
+		err = s.single.ns.Close()
+	}
+	s.opener.Close()
+	return err
+}
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// hashGuard reports whether --require-read is enforced by expected_hash:
+// stateless HTTP, where the requests of one agent may reach different
+// replicas and no replica can remember what the agent read.
+func (s *Server) hashGuard(stdio bool) bool {
+	return s.cfg.Namespace.Tools.RequireRead && s.cfg.Stateless && !stdio
+}
+
+// Servers serves one namespace: one MCP server per tool list, built on
+// first use, since identities of one tenant may carry different scopes.
+type Servers struct {
+	s       *Server
+	ns      *Namespace
+	probe   *tools.Tool
+	offered []string
+	// changes carries the namespace's changes to its sessions'
+	// subscriptions, and no further: a tenant hears only of its own.
+	changes *mcpserver.Changes
+
+	mu     sync.Mutex
+	byList map[string]*mcp.Server
+}
+
+func (s *Server) newServers(ns *Namespace) *Servers {
+	// Never nil, even for a namespace with no tools: nil would read as
+	// "every tool" in the server and in the grants.
+	offered := []string{}
+	for _, t := range ns.set.Tools() {
+		offered = append(offered, t.Name)
+	}
+	return &Servers{s: s, ns: ns, probe: ns.probe(), offered: offered, changes: mcpserver.NewChanges(), byList: map[string]*mcp.Server{}}
+}
+
+// Namespace returns the namespace the servers serve.
+func (v *Servers) Namespace() *Namespace { return v.ns }
+
+// Server returns the MCP server offering list (nil: every tool of the
+// namespace). A new stateful session gets a tool set of its own, so that
+// what one agent read does not count as read for another (RequireRead).
+func (v *Servers) Server(list []string, newSession bool) (*mcp.Server, error) {
+	return v.server(list, newSession, false)
+}
+
+func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, error) {
+	if list == nil {
+		list = v.offered
+	}
+	key := strings.Join(list, ",")
+	if !newSession {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if srv := v.byList[key]; srv != nil {
+			return srv, nil
+		}
+	}
+	opts := v.ns.opts
+	opts.Tools = slices.Clone(list)
+	guard := v.s.hashGuard(stdio)
+	if guard {
+		opts.Tools = slices.DeleteFunc(opts.Tools, func(n string) bool { return n == "apply_patch" })
+		// Reads remembered by one replica would refuse the writes that
+		// reach another; the expected_hash the read returned stands in.
+		opts.RequireRead = false
+	}
+	set, err := tools.New(v.ns.b, opts)
+	if err != nil {
+		return nil, err
+	}
+	srv := v.s.newMCPServer(set, v, guard)
+	if !newSession {
+		v.byList[key] = srv
+	}
+	return srv, nil
+}
+
+// Chain returns the links every call of the server passes through, for
+// a tool set over the namespace of v; guard adds the stateless
+// require-read check.
+func (s *Server) Chain(v *Servers, guard bool) Chain {
+	c := Chain{Logging{}, s.metrics, s.cfg.Audit, Scopes{Grants: s.grants}, Quota{Manager: s.quotas}}
+	if guard {
+		c = append(c, RequireRead{Probe: v.probe})
+	}
+	for _, l := range s.cfg.Links {
+		c = append(c, l)
+	}
+	return c
+}
+
+// newMCPServer serves every tool of set on a new MCP server, each call
+// passing through the server's chain; the files are resources when the
+// set offers read_file, and the skills are prompts and resources. Servers
+// sharing changes (those of one namespace) tell each other's subscribers
+// of their changes.
+func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard bool) *mcp.Server {
+	opts := s.cfg.MCP
+	_, reads := set.Tool("read_file")
+	if reads {
+		// Skills are files of the namespace: a caller who may not read
+		// files gets neither their resources nor their prompts.
+		opts.Skills = s.skills
+	}
+	if opts.Instructions == "" {
+		opts.Instructions = Instructions(v.ns.mounts, v.ns.opts.Cwd)
+	}
+	opts.Logger = s.logger
+	opts.Resources = reads
+	opts.Changes = v.changes
+	opts.Wrap = s.Chain(v, guard).Wrap
+	srv := mcpserver.New(set, opts)
+	if s.quotas != nil {
+		srv.AddReceivingMiddleware(Quota{Manager: s.quotas}.Middleware())
+	}
+	if s.cfg.Audit.Log != nil && s.cfg.Audit.Reads {
+		srv.AddReceivingMiddleware(s.cfg.Audit.Middleware())
+	}
+	if s.cfg.Identity != nil {
+		srv.AddReceivingMiddleware(Scopes{Grants: s.grants}.Middleware())
+	}
+	return srv
+}
+
+// Instructions tell the model where relative paths start and, when the
+// namespace is made of mounts, how paths are rooted. They never name a
+// host path.
+func Instructions(mounts []Mount, cwd string) string {
+	if len(mounts) == 0 {
+		where := "the workspace root"
+		if cwd != "" {
+			where = "'" + cwd + "' (in the workspace)"
+		}
+		return "Relative file paths start at the working directory, " + where + "."
+	}
+	var names []string
+	for _, m := range mounts {
+		name := "/" + m.Name
+		if m.Spec.ReadOnly {
+			name += " (read-only)"
+		}
+		names = append(names, name)
+	}
+	return "File paths are rooted: each mount is a top-level directory. Mounts: " + strings.Join(names, ", ") +
+		". The working directory is " + cmp.Or(cwd, "/") + "; relative paths start there."
+}
+
+// ServeStdio serves one session over in and out until the client closes
+// in or ctx ends; out is not closed.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	if s.single == nil {
+		return errors.New("tenants are served over HTTP only")
+	}
+	server, err := s.single.server(nil, true, true)
+	if err != nil {
+		return err
+	}
+	rc, ok := in.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(in)
+	}
+	s.logger.Info("serving MCP over stdio")
+	err = server.Run(ctx, &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{out}})
+	if err != nil && ctx.Err() != nil {
+		return nil // asked to stop
+	}
+	return err
+}
+
+// nopWriteCloser keeps the transport from closing out, which belongs to
+// the caller.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
