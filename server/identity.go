@@ -27,6 +27,11 @@ type Authenticator interface {
 	Authenticate(r *http.Request) (*tenant.Identity, error)
 }
 
+// ErrUnauthenticated is what an Authenticator's error wraps for a request
+// that carries no valid credentials: it is answered 401. It is the MCP
+// SDK's auth.ErrInvalidToken.
+var ErrUnauthenticated = auth.ErrInvalidToken
+
 // AuthenticatorFunc is a function as an Authenticator.
 type AuthenticatorFunc func(r *http.Request) (*tenant.Identity, error)
 
