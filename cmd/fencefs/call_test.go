@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tools"
 )
 
 // result is what one run of the binary printed and returned.
@@ -354,6 +356,15 @@ func TestVersionAndHelp(t *testing.T) {
 		"(still readable)", "--max-sessions N"} {
 		if !strings.Contains(serve, want) {
 			t.Errorf("serve's help lacks %q:\n%s", want, serve)
+		}
+	}
+	// The default tools are named as tools.DefaultTools has them; the
+	// opt-in ones (apply_patch, delete_file, move_file, copy_file,
+	// list_files, grep) are not said to be among them.
+	for _, cmd := range []string{"serve", "call"} {
+		help := runFencefs(t, dir, "", nil, "help", cmd).stdout
+		if want := "(default: " + strings.Join(tools.DefaultTools(), ","); !strings.Contains(help, want) || strings.Contains(help, "all but") {
+			t.Errorf("%s's help of --tools lacks %q or says \"all but\":\n%s", cmd, want, help)
 		}
 	}
 	overview := runFencefs(t, dir, "", nil, "help").stdout

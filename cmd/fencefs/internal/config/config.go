@@ -513,7 +513,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "protect", arg: "PATTERN", usage: "make matching paths read-only (still readable), in addition to the defaults (repeatable)", value: list(&s.Protect, policy.ProtectedPattern)},
 		{name: "no-default-protect", usage: "drop the default protected patterns (**/.git, **/.env, **/.env.*, *.pem, *.key, **/secrets*)", value: boolValue{&s.NoDefaultProtect}},
 		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
-		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: all but list_files and grep)", value: toolsValue{&s.Tools, &s.toolsAll}},
+		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: " + strings.Join(tools.DefaultTools(), ",") + "; the others, such as apply_patch, delete_file, move_file, copy_file, list_files and grep, by name)", value: toolsValue{&s.Tools, &s.toolsAll}},
 		{name: "require-read", usage: "refuse to change a file the session has not read, or that changed since", value: boolValue{&s.RequireRead}, only: []string{"serve", "tools", "skills"}},
 		{name: "no-hashes", usage: "leave content hashes out of read, write and edit results", value: boolValue{&s.NoHashes}},
 		{name: "max-read-lines", arg: "N", usage: "default number of lines read_file returns (default 2000)", value: intValue{&s.MaxReadLines, 1}},
