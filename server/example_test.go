@@ -75,7 +75,7 @@ func Example() {
 	}
 	call("acme", "write_file", map[string]any{"path": "/ws/a.txt", "content": "a\n"})
 	call("acme", "write_file", map[string]any{"path": "/ws/b.txt", "content": "b\n"}) // over the quota
-	call("globex", "read_file", map[string]any{"path": "/ws/a.txt"})                 // acme's file
+	call("globex", "read_file", map[string]any{"path": "/ws/a.txt"})                  // acme's file
 	_, err = os.Stat(filepath.Join(dir, "acme", "a.txt"))
 	fmt.Println("acme/a.txt stored:", err == nil)
 	// Output:

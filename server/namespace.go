@@ -46,9 +46,10 @@ type NamespaceConfig struct {
 	// StorageTimeout bounds each request to a mount whose spec sets no
 	// timeout, and its check at opening.
 	StorageTimeout time.Duration
-	// Metered builds the change listener that reserves quota, which makes
-	// every write build its diff: set it when an audit or a stored quota
-	// needs the change requests.
+	// Metered builds the change listener that reserves quota and judges
+	// directory changes under RequireRead, which makes every write build
+	// its diff: set it when an audit, a stored quota or the stateless
+	// require-read needs the change requests.
 	Metered bool
 	// Logger receives the namespace's log lines; nil discards them.
 	Logger *slog.Logger
@@ -91,6 +92,12 @@ func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) 
 			// Only then: a change listener makes every write build its diff.
 			n.opts.OnChangeRequest = func(ctx context.Context, req *tools.ChangeRequest) error {
 				noteChangeRequest(ctx, req)
+				if err := n.judgeTree(ctx, req); err != nil {
+					return err
+				}
+				if _, cancelled := req.Cancelled(); cancelled {
+					return nil
+				}
 				return n.reserveChange(ctx, req)
 			}
 		}

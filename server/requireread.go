@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -60,6 +62,8 @@ func (g RequireRead) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	probe := g.Probe
 	refuse := refusal
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		gc := &guardCall{}
+		ctx = context.WithValue(ctx, guardCallKey{}, gc)
 		var args map[string]json.RawMessage
 		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
 			return next(ctx, req) // the tool itself refuses bad arguments
@@ -85,9 +89,65 @@ func (g RequireRead) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 				return refuse(tools.Message(err)), nil
 			}
 		}
-		return next(ctx, req)
+		res, err := next(ctx, req)
+		if gc.refused != "" {
+			return refuse(gc.refused), nil
+		}
+		return res, err
 	}
 }
+
+// guardCall carries, in the context of a call under RequireRead, why the
+// namespace's change listener refused a change (judgeTree).
+type guardCall struct{ refused string }
+
+type guardCallKey struct{}
+
+// judgeTree is the namespace's change listener's part of RequireRead: a
+// recursive delete or a move of a directory changes every file below it,
+// and none of them can carry the hash of its read, so under the guard
+// such a change is refused when the directory holds any file (at any
+// depth, whatever the policy shows). An empty tree is let through.
+func (n *Namespace) judgeTree(ctx context.Context, req *tools.ChangeRequest) error {
+	gc, _ := ctx.Value(guardCallKey{}).(*guardCall)
+	if gc == nil {
+		return nil
+	}
+	var p, verb string
+	switch req.Operation {
+	case tools.OpDelete:
+		p, verb = req.Path, "delete"
+	case tools.OpMove:
+		p, verb = req.Source, "move"
+	default:
+		return nil
+	}
+	dir := backend.VirtualToStorage(p)
+	info, err := backend.Stat(ctx, n.b, dir)
+	if err != nil || !info.IsDir() {
+		return nil // a file: its hash was judged before the call ran
+	}
+	held := ""
+	err = backend.Walk(ctx, n.b, dir, func(name string, e backend.DirEntry) error {
+		if !e.Type.IsDir() {
+			held = name
+			return errHeld
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errHeld) {
+		held = dir // the tree cannot be judged: fail closed
+	}
+	if held == "" {
+		return nil
+	}
+	gc.refused = fmt.Sprintf("'%s' is a directory that holds files, and this server requires reading a file before changing it: %s its files one by one, each with the expected_hash of your read_file of it.", p, verb)
+	req.Cancel(gc.refused)
+	return nil
+}
+
+// errHeld stops judgeTree's walk at the first file.
+var errHeld = errors.New("a file was found")
 
 // hashGiven reports whether raw is a hash the tool will check: a
 // non-empty string. A JSON null is no precondition to the tools, so it

@@ -154,7 +154,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if nc.Tools.RipgrepSlots == nil {
 		nc.Tools.RipgrepSlots = tools.NewRipgrepSlots(0)
 	}
-	nc.Metered = nc.Metered || cfg.Audit.Log != nil || LimitsStorage(cfg.Quota, cfg.QuotaTenants)
+	nc.Metered = nc.Metered || cfg.Audit.Log != nil || LimitsStorage(cfg.Quota, cfg.QuotaTenants) || s.hashGuard(false)
 	s.opener = mountspec.New(mountspec.Options{Requests: s.metrics.StorageRequests(), Schemes: cfg.Schemes})
 	var sctx context.Context
 	sctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
