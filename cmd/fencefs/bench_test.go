@@ -16,14 +16,15 @@ import (
 
 // BenchmarkServeHTTPReadFile measures 16 concurrent SDK clients doing
 // read_file of a 4 KiB file over HTTP against one replica on local disk,
-// without authentication and with JWT auth and a tenant mount, reporting
-// ops/s and the p99 latency. Run it alone:
+// without authentication, with JWT auth and a tenant mount, and with an
+// audit log of every call and a quota on top of those, reporting ops/s and
+// the p99 latency. Run it alone:
 //
 //	go test ./cmd/fencefs/ -run '^$' -bench ServeHTTPReadFile -benchtime 4000x
 func BenchmarkServeHTTPReadFile(b *testing.B) {
 	const clients = 16
 	content := strings.Repeat("0123456789abcde\n", 256) // 4 KiB
-	for _, mode := range []string{"no-auth", "jwt"} {
+	for _, mode := range []string{"no-auth", "jwt", "jwt-audit-quota"} {
 		b.Run(mode, func(b *testing.B) {
 			base := b.TempDir()
 			dir := filepath.Join(base, "tenants", "t1")
@@ -35,11 +36,17 @@ func BenchmarkServeHTTPReadFile(b *testing.B) {
 			}
 			var h *httpServe
 			var token, path string
-			if mode == "jwt" {
+			if mode != "no-auth" {
 				iss := tenanttest.NewIssuer(b)
 				token = iss.Sign(b, tenanttest.Claims{Subject: "t1"})
-				h = startServe(b, "serve", "--http", "127.0.0.1:0", "--auth", "jwt", "--oidc-issuer", iss.URL,
-					"--oidc-audience", iss.Audience, "--tenant-mount", "ws=local:"+filepath.Join(base, "tenants", "{tenant}"))
+				args := []string{"serve", "--http", "127.0.0.1:0", "--auth", "jwt", "--oidc-issuer", iss.URL,
+					"--oidc-audience", iss.Audience, "--tenant-mount", "ws=local:" + filepath.Join(base, "tenants", "{tenant}")}
+				if mode == "jwt-audit-quota" {
+					// Every read is audited, and counted against a quota
+					// of calls and stored files.
+					args = append(args, "--audit", filepath.Join(base, "audit.jsonl"), "--audit-reads", "--quota-files", "1000", "--max-concurrent", "64")
+				}
+				h = startServe(b, args...)
 				path = "/ws/f.txt"
 			} else {
 				h = startServe(b, "serve", "--http", "127.0.0.1:0", "--root", dir)
