@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"slices"
 	"sync"
@@ -104,7 +106,60 @@ type Audit struct {
 	Log *audit.Logger
 	// Reads logs the reading calls too.
 	Reads bool
+	// Health, when set, remembers that the log's storage failed, after
+	// which every changing call is refused before it runs (fail closed);
+	// Server sets one and reports it in its log, /readyz and /metrics.
+	Health *AuditHealth
 }
+
+// AuditHealth remembers the failure of an audit log's storage (a write or
+// sync that failed: disk full, file size limit, I/O error). A failed
+// record (one the log refuses as it is) does not break the log. An
+// AuditHealth is safe for concurrent use; a nil one remembers nothing.
+type AuditHealth struct {
+	mu  sync.Mutex
+	err error
+	// logger says once that the log broke.
+	logger *slog.Logger
+}
+
+// NewAuditHealth returns an AuditHealth that logs to logger (nil: no
+// log) when the audit log breaks.
+func NewAuditHealth(logger *slog.Logger) *AuditHealth {
+	return &AuditHealth{logger: logger}
+}
+
+// Err returns why the audit log is broken, or nil.
+func (h *AuditHealth) Err() error {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// note records err, a failure of Log, when it is a failure of the log's
+// storage.
+func (h *AuditHealth) note(ctx context.Context, err error) {
+	var pe *fs.PathError
+	if h == nil || !errors.As(err, &pe) {
+		return
+	}
+	h.mu.Lock()
+	first := h.err == nil
+	if first {
+		h.err = err
+	}
+	h.mu.Unlock()
+	if first && h.logger != nil {
+		h.logger.ErrorContext(ctx, "the audit log cannot be written: changes are refused until the server is restarted with a working log", "error", err)
+	}
+}
+
+// auditBroken is what the model is told of a change refused because the
+// audit log cannot be written.
+const auditBroken = "the audit log could not be written; the server refuses changes until it is fixed"
 
 // Wrap implements Link.
 func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
@@ -113,6 +168,9 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		return next
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !t.Annotations.ReadOnly && a.Health.Err() != nil {
+			return refusal(auditBroken), nil
+		}
 		start := time.Now()
 		notes := &callNotes{}
 		res, err := next(context.WithValue(ctx, callNotesKey{}, notes), req)
@@ -160,9 +218,10 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 			}
 		}
 		if lerr := log.Log(rec); lerr != nil {
-			// The change is made; what cannot be recorded must not look
-			// like success to the operator.
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the audit log could not be written; the server refuses further changes"}}}, nil
+			// What cannot be recorded must not look like success to the
+			// operator, and no further change is made unrecorded.
+			a.Health.note(ctx, lerr)
+			return refusal(auditBroken), nil
 		}
 		return res, err
 	}
@@ -224,6 +283,7 @@ func (a Audit) Middleware() mcp.Middleware {
 				rec.Outcome, rec.Reason = audit.OutcomeRefused, err.Error()
 			}
 			if lerr := log.Log(rec); lerr != nil {
+				a.Health.note(ctx, lerr)
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the audit log could not be written"}
 			}
 			return res, err

@@ -67,6 +67,13 @@ func (s *Server) newHandler() http.Handler {
 		}
 		return float64(limit.count())
 	})
+	health := s.cfg.Audit.Health
+	s.metrics.gauge("fencefs_audit_broken", "1 when the audit log cannot be written and changes are refused.", func() float64 {
+		if health.Err() != nil {
+			return 1
+		}
+		return 0
+	})
 	slots := s.cfg.Namespace.Tools.RipgrepSlots
 	s.metrics.gauge("fencefs_ripgrep_running", "ripgrep processes running (the server runs at most one per CPU at once).", func() float64 {
 		return float64(slots.Running())

@@ -146,6 +146,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.grants == nil {
 		s.grants = tenant.DefaultGrants()
 	}
+	if cfg.Audit.Log != nil && cfg.Audit.Health == nil {
+		s.cfg.Audit.Health = NewAuditHealth(s.logger)
+	}
 	nc := &s.cfg.Namespace
 	nc.Logger = s.logger
 	// Every tool set of the server (its sessions and tenants) shares one
@@ -311,9 +314,13 @@ func (s *Server) tenantReadiness() func(context.Context) error {
 	}
 }
 
-// Ready reports whether the server's storage answers: every mount of its
-// one namespace, or every mount its tenants share. It is /readyz's check.
+// Ready reports whether the server can serve: its audit log (if any) can
+// be written, and its storage answers (every mount of its one namespace,
+// or every mount its tenants share). It is /readyz's check.
 func (s *Server) Ready(ctx context.Context) error {
+	if err := s.cfg.Audit.Health.Err(); err != nil {
+		return errors.New("the audit log cannot be written; changes are refused")
+	}
 	if s.ready == nil {
 		return nil
 	}
