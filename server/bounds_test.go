@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,7 +24,11 @@ func TestTenantsShareRipgrepBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ctx, Config{TenantMounts: []TenantMount{{Name: "ws", Template: tmpl}}})
+	anyone := AuthenticatorFunc(func(*http.Request) (*tenant.Identity, error) { return nil, ErrUnauthenticated })
+	if _, err := New(ctx, Config{TenantMounts: []TenantMount{{Name: "ws", Template: tmpl}}}); err == nil {
+		t.Error("tenant mounts without an identity were accepted")
+	}
+	s, err := New(ctx, Config{TenantMounts: []TenantMount{{Name: "ws", Template: tmpl}}, Identity: anyone})
 	if err != nil {
 		t.Fatal(err)
 	}

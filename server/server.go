@@ -223,6 +223,9 @@ func (s *Server) openSkills(ctx, sctx context.Context, ns *Namespace) (*mcpserve
 
 // openTenants builds the cache of the tenants' namespaces.
 func (s *Server) openTenants() error {
+	if s.cfg.Identity == nil {
+		return errors.New("tenant mounts need an identity: the tenant is the authenticated caller's")
+	}
 	if len(s.cfg.Skills) > 0 {
 		return errors.New("--skills: not yet served with --tenant-mount")
 	}
