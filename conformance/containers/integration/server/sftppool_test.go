@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"encoding/base64"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencefs/fencefs/conformance/containers"
 	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/server"
 )
 
 // TestStorageSharesSFTPConnections: tenants whose SFTP mounts differ only
@@ -59,35 +60,32 @@ func TestStorageSharesSFTPConnections(t *testing.T) {
 	}
 	before := connections()
 
-	requests := NewMetrics().StorageRequests()
+	requests := server.NewMetrics().StorageRequests()
 	st := mountspec.New(mountspec.Options{Requests: requests})
 	t.Cleanup(st.Close)
 	logger := slog.New(slog.DiscardHandler)
-	open := func(tn string) *Namespace {
+	open := func(tn string) *server.Namespace {
 		t.Helper()
 		ms, err := mountspec.Parse("sftp://" + containers.SFTPUser + "@" + srv.Addr + base + "/" + tn + "?key=" + keyFile + "&host_key=" + pin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		nc := NamespaceConfig{Mounts: []Mount{{Name: "ws", Spec: ms}}, StorageTimeout: 30 * time.Second, Logger: logger}
-		ns, err := OpenNamespace(ctx, nc, st)
+		nc := server.NamespaceConfig{Mounts: []server.Mount{{Name: "ws", Spec: ms}}, StorageTimeout: 30 * time.Second, Logger: logger}
+		ns, err := server.OpenNamespace(ctx, nc, st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ns
 	}
-	call := func(ns *Namespace, tool, args string) (string, error) {
+	call := func(ns *server.Namespace, tool, args string) (string, error) {
 		t.Helper()
-		return ns.set.Call(ctx, tool, json.RawMessage(args))
+		return ns.Tools().Call(ctx, tool, json.RawMessage(args))
 	}
 	ns1, ns2 := open("t1"), open("t2")
-	if ns1.children["ws"] == ns2.children["ws"] {
-		t.Fatal("two tenants' roots are one backend")
-	}
 	if got := connections(); got != before+1 {
 		t.Errorf("the server has %d SSH connections, want %d (one for both tenants)", got, before+1)
 	}
-	for tn, ns := range map[string]*Namespace{"t1": ns1, "t2": ns2} {
+	for tn, ns := range map[string]*server.Namespace{"t1": ns1, "t2": ns2} {
 		text, err := call(ns, "read_file", `{"path":"/ws/own.txt"}`)
 		if err != nil || !strings.Contains(text, "only "+tn) {
 			t.Errorf("%s reads its own.txt: %q, %v", tn, text, err)
