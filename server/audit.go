@@ -173,7 +173,8 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		}
 		start := time.Now()
 		notes := &callNotes{}
-		res, err := next(context.WithValue(ctx, callNotesKey{}, notes), req)
+		end := &callEnd{}
+		res, err := next(tools.WithCallEnd(context.WithValue(ctx, callNotesKey{}, notes), end.note), req)
 		if res != nil && len(res.InputRequests) > 0 {
 			// The first round of an approval: the user has yet to
 			// answer and nothing changed; the round that follows the
@@ -201,21 +202,10 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		if len(rec.Paths) == 0 && args.Path != "" {
 			rec.Paths = []string{args.Path}
 		}
-		rec.Bytes = int64(len(args.Content))
-		switch {
-		case err != nil:
-			rec.Outcome, rec.Reason = audit.OutcomeError, err.Error()
-		case res != nil && res.IsError:
-			rec.Outcome = audit.OutcomeRefused
-			if len(res.Content) > 0 {
-				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-					rec.Reason = tc.Text
-				}
-			}
-		default:
-			if reason, ok := notes.cancelled(); ok {
-				rec.Outcome, rec.Reason = audit.OutcomeRefused, reason
-			}
+		rec.Outcome, rec.Reason = outcome(err, res, end, notes)
+		if rec.Outcome == audit.OutcomeOK {
+			// Only a call that did what it was asked wrote its bytes.
+			rec.Bytes = int64(len(args.Content))
 		}
 		if lerr := log.Log(rec); lerr != nil {
 			// What cannot be recorded must not look like success to the
@@ -225,6 +215,61 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		}
 		return res, err
 	}
+}
+
+// callEnd is how the tool's own call ended (tools.WithCallEnd): the
+// error it returned, whose kind tells a refusal from a failure, a
+// cancellation or a deadline, which an MCP result's isError does not.
+type callEnd struct {
+	mu  sync.Mutex
+	ran bool
+	err error
+}
+
+func (e *callEnd) note(_ context.Context, _ string, err error) {
+	e.mu.Lock()
+	e.ran, e.err = true, err
+	e.mu.Unlock()
+}
+
+// outcome returns the audit outcome and reason of a call that returned
+// res and err, the tool having ended as end says: a refusal is refused; a
+// failure of the storage, a cancellation and a deadline are errors (the
+// reason says which); a change every listener let through but the user
+// declined is refused; a result the server's own links refused (a quota,
+// a scope, the require-read guard) is refused.
+func outcome(err error, res *mcp.CallToolResult, end *callEnd, notes *callNotes) (string, string) {
+	text := ""
+	if res != nil && len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	if err != nil {
+		return audit.OutcomeError, err.Error()
+	}
+	end.mu.Lock()
+	ran, toolErr := end.ran, end.err
+	end.mu.Unlock()
+	if ran {
+		switch tools.OutcomeOf(toolErr) {
+		case tools.OutcomeRefused:
+			return audit.OutcomeRefused, text
+		case tools.OutcomeError:
+			return audit.OutcomeError, text
+		case tools.OutcomeCancelled:
+			return audit.OutcomeError, "cancelled: " + text
+		case tools.OutcomeTimedOut:
+			return audit.OutcomeError, "timed out: " + text
+		}
+	}
+	if res != nil && res.IsError {
+		return audit.OutcomeRefused, text
+	}
+	if reason, ok := notes.cancelled(); ok {
+		return audit.OutcomeRefused, reason
+	}
+	return audit.OutcomeOK, ""
 }
 
 // AuditHeadEvery is how often the audit log's head is logged when it

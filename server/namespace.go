@@ -237,7 +237,7 @@ func checkCwd(ctx context.Context, b backend.Backend, cwd string) error {
 	}
 	text, err := set.Call(ctx, "file_info", json.RawMessage(`{"path":"."}`))
 	if msg, ok := mcpserver.RetryMessage(err); ok {
-		if strings.HasPrefix(msg, "Path not found") {
+		if errors.Is(err, tools.KindNotFound) {
 			return fmt.Errorf("--cwd %s: no such directory", cwd)
 		}
 		return fmt.Errorf("--cwd %s: %s", cwd, msg)

@@ -84,7 +84,7 @@ func (g RequireRead) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 			switch {
 			case err == nil && strings.Contains(text, "\ntype: file\n"):
 				return refuse(fmt.Sprintf("'%s' exists: read it with read_file and pass the hash it returned as %s (this server requires reading a file before changing it).", p, r.hash)), nil
-			case err == nil, strings.HasPrefix(tools.Message(err), "Path not found"):
+			case err == nil, errors.Is(err, tools.KindNotFound):
 			default:
 				return refuse(tools.Message(err)), nil
 			}

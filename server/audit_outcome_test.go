@@ -1,0 +1,68 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/audit"
+	"github.com/fencefs/fencefs/server"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// TestAuditOutcomes: the audit line says how a call really ended, from the
+// kind of the tool's error, not from the MCP result's isError alone: a
+// refusal is refused, a call that ran out of its deadline is an error
+// that says so, and only a call that did what it was asked counts the
+// bytes it wrote.
+func TestAuditOutcomes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		path    string
+		outcome string
+		reason  string
+		bytes   int64
+	}{
+		{"ok", 0, "a.txt", audit.OutcomeOK, "", 3},
+		{"refused", 0, "secret.txt", audit.OutcomeRefused, "denied", 0},
+		{"timed out", time.Nanosecond, "b.txt", audit.OutcomeError, "timed out", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			var buf bytes.Buffer
+			srv, err := server.New(ctx, server.Config{
+				Namespace: server.NamespaceConfig{Root: t.TempDir(), Tools: tools.Options{Denied: []string{"secret*"}, CallTimeout: tc.timeout}},
+				Audit:     server.Audit{Log: audit.New(&buf, audit.Genesis)},
+				Stateless: true,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			hs := httptest.NewServer(srv.Handler())
+			defer hs.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": tc.path, "content": "abc"}}); err != nil {
+				t.Fatal(err)
+			}
+			var rec audit.Record
+			if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &rec); err != nil {
+				t.Fatalf("the audit line %q: %v", buf.String(), err)
+			}
+			if rec.Outcome != tc.outcome || !strings.Contains(strings.ToLower(rec.Reason), tc.reason) || rec.Bytes != tc.bytes {
+				t.Errorf("audit line %+v, want outcome %s, reason with %q, %d bytes", rec, tc.outcome, tc.reason, tc.bytes)
+			}
+		})
+	}
+}
