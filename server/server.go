@@ -421,10 +421,10 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 	return srv, nil
 }
 
-// Chain returns the links every call of the server passes through, for
+// chain returns the links every call of the server passes through, for
 // a tool set over the namespace of v; guard adds the stateless
 // require-read check.
-func (s *Server) Chain(v *Servers, guard bool) Chain {
+func (s *Server) chain(v *Servers, guard bool) Chain {
 	c := Chain{Logging{}, s.metrics, s.cfg.Audit, Scopes{Grants: s.grants}, Quota{Manager: s.quotas}}
 	if guard {
 		c = append(c, RequireRead{Probe: v.probe})
@@ -454,7 +454,7 @@ func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard bool) *mcp.Serve
 	opts.Logger = s.logger
 	opts.Resources = reads
 	opts.Changes = v.changes
-	opts.Wrap = s.Chain(v, guard).Wrap
+	opts.Wrap = s.chain(v, guard).Wrap
 	srv := mcpserver.New(set, opts)
 	if s.quotas != nil {
 		srv.AddReceivingMiddleware(Quota{Manager: s.quotas}.Middleware())
