@@ -414,7 +414,7 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 	if err != nil {
 		return nil, err
 	}
-	srv := v.s.newMCPServer(set, v, guard)
+	srv := v.s.newMCPServer(set, v, guard, stdio)
 	if !newSession {
 		v.byList[key] = srv
 	}
@@ -440,8 +440,11 @@ func (s *Server) chain(v *Servers, guard bool) Chain {
 // set offers read_file, and the skills are prompts and resources. Servers
 // sharing changes (those of one namespace) tell each other's subscribers
 // of their changes.
-func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard bool) *mcp.Server {
+func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool) *mcp.Server {
 	opts := s.cfg.MCP
+	// Stateless HTTP cannot carry what needs a session (a subscription's
+	// updates, an approval's answer to a client before 2026-07-28).
+	opts.Stateless = s.cfg.Stateless && !stdio
 	_, reads := set.Tool("read_file")
 	if reads {
 		// Skills are files of the namespace: a caller who may not read
