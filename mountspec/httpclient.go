@@ -7,13 +7,14 @@ import (
 	"time"
 )
 
-// storageHTTPClient returns the HTTP client of an S3 mount: every read and
-// write on its connections fails when it makes no progress for timeout, so
-// a server that accepts a connection and then never answers (or stops in
-// the middle of a body) fails the request instead of holding it. A body
-// that keeps moving may take as long as it needs; the call's own deadline
-// bounds the whole.
-func storageHTTPClient(timeout time.Duration) *http.Client {
+// HTTPClient returns the HTTP client of a mount on an object store (S3
+// here; a Scheme's store, such as Cloud Storage, alike): every read and
+// write on its connections fails when it makes no progress for timeout,
+// so a server that accepts a connection and then never answers (or stops
+// in the middle of a body) fails the request instead of holding it. A
+// body that keeps moving may take as long as it needs; the call's own
+// deadline bounds the whole.
+func HTTPClient(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {

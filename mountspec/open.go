@@ -299,7 +299,7 @@ func (o *Opener) s3Client(ctx context.Context, mount string, spec S3Spec, timeou
 // bounded by timeout, and counted.
 func (o *Opener) clientOptions(mount string, timeout time.Duration) []func(*s3.Options) {
 	return []func(*s3.Options){func(opts *s3.Options) {
-		opts.HTTPClient = storageHTTPClient(timeout)
+		opts.HTTPClient = HTTPClient(timeout)
 		if o != nil && o.requests != nil {
 			opts.APIOptions = append(opts.APIOptions, o.countRequests(mount))
 		}

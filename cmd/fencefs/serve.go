@@ -15,6 +15,7 @@ import (
 	"github.com/fencefs/fencefs/audit"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/mcpserver"
+	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/server"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
@@ -131,6 +132,7 @@ func serverConfig(ctx context.Context, s *config.Settings, auditLog *audit.Logge
 		Quota:        s.Quota,
 		QuotaTenants: s.QuotaTenants,
 		Logger:       logger,
+		Schemes:      s.Schemes,
 	}
 	for _, tm := range s.TenantMounts {
 		name, t, err := config.SplitTenantMount(tm)
@@ -167,7 +169,7 @@ func namespaceConfig(s *config.Settings, logger *slog.Logger) server.NamespaceCo
 // openNamespace opens the namespace the settings describe, for the
 // one-shot commands.
 func openNamespace(ctx context.Context, s *config.Settings, logger *slog.Logger) (*server.Namespace, error) {
-	return server.OpenNamespace(ctx, namespaceConfig(s, logger), nil)
+	return server.OpenNamespace(ctx, namespaceConfig(s, logger), mountspec.New(mountspec.Options{Schemes: s.Schemes}))
 }
 
 // authenticator returns the authenticator --auth names, nil without

@@ -30,6 +30,10 @@ import (
 
 // Settings are the settings of one fencefs command.
 type Settings struct {
+	// Schemes open the mount kinds of the adapters in modules of their
+	// own (gs://, azblob://); mounts and tenant templates are parsed with
+	// them, and the server opens with them.
+	Schemes mountspec.Schemes
 	// ConfigFile is the YAML file the settings were read from, if any.
 	ConfigFile string
 	// Root is the local directory of a plain namespace.
@@ -170,6 +174,7 @@ type Mount struct {
 // commands log from slog.LevelWarn.
 func Defaults() Settings {
 	return Settings{
+		Schemes:      commandSchemes(),
 		Root:         ".",
 		MaxReadLines: tools.DefaultMaxReadLines,
 		MaxList:      tools.DefaultMaxResults,
@@ -504,7 +509,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 	return []definition{
 		{name: "config", arg: "FILE", usage: "read settings from a YAML file (keys are flag names with _, plus scopes, tenant_policy and quota_tenants, which have no flag; flags override it)", value: stringValue{&s.ConfigFile}},
 		{name: "root", arg: "DIR", usage: `the local directory the tools work in (default ".")`, value: rootValue{&s.Root, &s.rootGiven}},
-		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?...", value: mountsValue{&s.Mounts, mark()}},
+		{name: "mount", arg: "NAME=SPEC", usage: "mount storage at /NAME (repeatable; makes paths rooted): local:DIR[:ro], s3://BUCKET/PREFIX?..., sftp://USER@HOST:PORT/DIR?..., gs://BUCKET/PREFIX?..., azblob://CONTAINER/PREFIX?...", value: mountsValue{&s.Mounts, &s.Schemes, mark()}},
 		{name: "cwd", arg: "PATH", usage: "the directory relative tool paths start from; must exist (default: the root)", value: stringValue{&s.Cwd}},
 		{name: "skills", arg: "ROOT", usage: "offer the skills under ROOT as MCP prompts and resources (repeatable; earlier roots win)", value: listValue{&s.Skills, checkNotEmpty, mark()}, only: []string{"serve", "skills"}},
 		{name: "skills-refresh", arg: "DURATION", usage: "find the skills again this often; clients are told when they changed (default 30s)", value: durationValue{&s.SkillsRefresh}, only: []string{"serve"}},
@@ -547,7 +552,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "resource-url", arg: "URL", usage: "the public URL of /mcp, announced in the protected-resource metadata (default: from the listener)", value: stringValue{&s.ResourceURL}, only: []string{"serve"}},
 		{name: "tls-cert", arg: "FILE", usage: "serve HTTPS with this certificate (with --tls-key)", value: stringValue{&s.TLSCert}, only: []string{"serve"}},
 		{name: "tls-key", arg: "FILE", usage: "the private key of --tls-cert", value: stringValue{&s.TLSKey}, only: []string{"serve"}},
-		{name: "tenant-mount", arg: "NAME=SPEC", usage: "mount SPEC, with {tenant} replaced by the caller's tenant, at /NAME of each tenant's namespace (repeatable; needs --auth)", value: listValue{&s.TenantMounts, checkTenantMount, mark()}, only: []string{"serve"}},
+		{name: "tenant-mount", arg: "NAME=SPEC", usage: "mount SPEC, with {tenant} replaced by the caller's tenant, at /NAME of each tenant's namespace (repeatable; needs --auth)", value: listValue{&s.TenantMounts, func(v string) error { return checkTenantMount(s.Schemes, v) }, mark()}, only: []string{"serve"}},
 		{name: "tenant-cache", arg: "N", usage: "keep the namespaces of the N most recent tenants open (default 1000)", value: intValue{&s.TenantCache, 1}, only: []string{"serve"}},
 		{name: "audit", arg: "FILE", usage: "append a hash-chained JSON line per changing call to FILE (- for stdout); check it with fencefs audit verify", value: stringValue{&s.Audit}, only: []string{"serve"}},
 		{name: "quota-bytes", arg: "N", usage: "per tenant: refuse a write, copy or edit that would store more than N bytes (default 0: no limit)", value: int64Value{&s.Quota.MaxBytes}, only: []string{"serve"}},

@@ -203,6 +203,7 @@ func (v toolsValue) Set(s string) error {
 // mountsValue is the repeatable --mount NAME=SPEC.
 type mountsValue struct {
 	p         *[]Mount
+	schemes   *mountspec.Schemes
 	inherited *bool
 }
 
@@ -240,7 +241,7 @@ func (v mountsValue) add(name, spec string) error {
 			return &namedError{fmt.Sprintf("mount %q", name), errors.New("given twice")}
 		}
 	}
-	ms, err := mountspec.Parse(spec)
+	ms, err := (*v.schemes).Parse(spec)
 	if err != nil {
 		return &namedError{fmt.Sprintf("mount %q", name), err}
 	}
@@ -344,7 +345,7 @@ func (v choiceValue) Set(s string) error {
 // mount's, the template's placeholders, and the spec as it expands for a
 // tenant, so a mistake is refused at start-up rather than at a tenant's
 // first request.
-func checkTenantMount(s string) error {
+func checkTenantMount(schemes mountspec.Schemes, s string) error {
 	name, spec, ok := strings.Cut(s, "=")
 	if !ok {
 		return fmt.Errorf("%q is not NAME=SPEC", s)
@@ -358,7 +359,7 @@ func checkTenantMount(s string) error {
 	}
 	expanded, err := t.Expand("t")
 	if err == nil {
-		_, err = mountspec.Parse(expanded)
+		_, err = schemes.Parse(expanded)
 	}
 	if err != nil {
 		return fmt.Errorf("mount %q: %w", name, err)
