@@ -58,7 +58,7 @@ func (f *TracedFS) start(ctx context.Context, op, name string) (context.Context,
 	if f.t.opts.Paths {
 		attrs = append(attrs, AttrPath.String(name))
 	}
-	return f.t.tracer.Start(ctx, "storage "+op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return f.t.tracer.Start(ctx, "storage "+op, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
 // end ends span (when there is one) with err's status: a missing file or

@@ -46,10 +46,15 @@ func (t *Tracing) s3Middleware(stack *smithymiddleware.Stack) error {
 				}
 			}
 			out, md, err := next.HandleFinalize(ctx, in)
+			status := 0
 			if resp, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response); ok && resp != nil {
-				span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
+				status = resp.StatusCode
+				span.SetAttributes(attribute.Int("http.response.status_code", status))
 			}
-			if err != nil {
+			// A missing key and a failed precondition are answers the
+			// backend expects (a stat of a new file, a compare-and-swap
+			// that lost), not failures of the request.
+			if err != nil && status != 404 && status != 412 && status != 304 {
 				span.RecordError(err)
 				span.SetStatus(codes.Error, err.Error())
 			}

@@ -165,9 +165,9 @@ type call struct {
 }
 
 // begin starts the span of a call of tool under ctx.
-func (t *Tracing) begin(ctx context.Context, tool string, args int) (context.Context, *call) {
+func (t *Tracing) begin(ctx context.Context, tool string, args int, kind trace.SpanKind) (context.Context, *call) {
 	start := time.Now()
-	ctx, span := t.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+	ctx, span := t.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(kind), trace.WithTimestamp(start),
 		trace.WithAttributes(AttrTool.String(tool), attribute.String("mcp.method.name", "tools/call"),
 			attribute.String("gen_ai.tool.name", tool), AttrArgsBytes.Int(args)))
 	if t.opts.Tenant != nil {
@@ -259,7 +259,7 @@ func (t *Tracing) Wrap(tool *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 			ctx = t.fromMeta(ctx, req.Params.Meta)
 			args = len(req.Params.Arguments)
 		}
-		ctx, c := t.begin(ctx, name, args)
+		ctx, c := t.begin(ctx, name, args, trace.SpanKindServer)
 		res, err := next(ctx, req)
 		n := 0
 		if res != nil {
@@ -281,7 +281,7 @@ func (t *Tracing) Call(ctx context.Context, tool *tools.Tool, args json.RawMessa
 	if t == nil {
 		return tool.Call(ctx, args)
 	}
-	ctx, c := t.begin(ctx, tool.Name, len(args))
+	ctx, c := t.begin(ctx, tool.Name, len(args), trace.SpanKindInternal)
 	text, err := tool.Call(ctx, args)
 	c.finish(len(text), false, nil)
 	return text, err
