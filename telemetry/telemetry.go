@@ -246,8 +246,8 @@ func (c *call) finish(resultBytes int, refused bool, failed error) {
 
 // Wrap implements the Link of a server's chain (server.Link): a span per
 // call of t, a child of the trace the request's _meta names (traceparent,
-// tracestate) or else of the one in ctx (the HTTP request's, through
-// [Tracing.Handler]). A nil *Tracing returns next.
+// tracestate), or else the one its HTTP request's headers name, or else
+// the one in ctx. A nil *Tracing returns next.
 func (t *Tracing) Wrap(tool *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	if t == nil {
 		return next
@@ -255,6 +255,9 @@ func (t *Tracing) Wrap(tool *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	name := tool.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := 0
+		if req != nil && req.Extra != nil && req.Extra.Header.Get("traceparent") != "" {
+			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(req.Extra.Header))
+		}
 		if req != nil && req.Params != nil {
 			ctx = t.fromMeta(ctx, req.Params.Meta)
 			args = len(req.Params.Arguments)

@@ -3,6 +3,7 @@ package telemetry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -210,30 +211,39 @@ func TestPathsWhenOptedIn(t *testing.T) {
 	}
 }
 
-// TestHTTPTraceparent serves over streamable HTTP behind Tracing.Handler:
-// a traceparent header on the requests continues the caller's trace.
+// TestHTTPTraceparent serves over streamable HTTP: a traceparent header
+// on the requests continues the caller's trace, read by Tracing.Handler
+// around the HTTP handler or, without it, by the link from the request's
+// headers the SDK hands the tool handler.
 func TestHTTPTraceparent(t *testing.T) {
-	f := newFixture(t, false)
-	server := mcpserver.New(f.set, mcpserver.Options{Wrap: f.tr.Wrap})
-	h := f.tr.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	client := &http.Client{Transport: headerTransport{traceparent}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(),
-		&mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}}); err != nil {
-		t.Fatal(err)
-	}
-	call, storage := toolSpan(t, f.exp)
-	if call.Parent().TraceID().String() != callerTrace || call.Parent().SpanID().String() != callerSpan {
-		t.Errorf("parent %v, want the header's", call.Parent())
-	}
-	if len(storage) == 0 {
-		t.Error("no storage spans")
+	for _, withHandler := range []bool{true, false} {
+		t.Run(fmt.Sprintf("handler=%v", withHandler), func(t *testing.T) {
+			f := newFixture(t, false)
+			server := mcpserver.New(f.set, mcpserver.Options{Wrap: f.tr.Wrap})
+			var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+			if withHandler {
+				h = f.tr.Handler(h)
+			}
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			client := &http.Client{Transport: headerTransport{traceparent}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(),
+				&mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}}); err != nil {
+				t.Fatal(err)
+			}
+			call, storage := toolSpan(t, f.exp)
+			if call.Parent().TraceID().String() != callerTrace || call.Parent().SpanID().String() != callerSpan {
+				t.Errorf("parent %v, want the header's", call.Parent())
+			}
+			if len(storage) == 0 {
+				t.Error("no storage spans")
+			}
+		})
 	}
 }
 
