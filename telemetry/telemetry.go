@@ -210,20 +210,21 @@ func (c *call) noteEvent(_ context.Context, ev tools.Event) {
 	}
 }
 
-// finish ends the span: outcome from the tool's own error when the tool
-// ran, from refused (a result marked as an error that no tool run
-// produced: a link refused it) or failed otherwise.
+// finish ends the span: the outcome is the tool's own error when it
+// failed, refused when the result is marked as an error all the same (a
+// link refused the call before the tool ran, or after: a quota that
+// cancelled its change), failed when the handler failed, ok otherwise.
 func (c *call) finish(resultBytes int, refused bool, failed error) {
 	outcome, kind := tools.OutcomeOK, tools.Kind("")
 	switch {
 	case failed != nil:
 		outcome = tools.OutcomeOf(failed)
 		c.span.RecordError(failed)
-	case c.ended:
+	case c.ended && c.err != nil:
 		outcome = tools.OutcomeOf(c.err)
-		if c.err != nil && tools.IsRetry(c.err) {
+		if tools.IsRetry(c.err) {
 			kind = tools.KindOf(c.err)
-		} else if c.err != nil {
+		} else {
 			c.span.RecordError(c.err)
 		}
 	case refused:
