@@ -20,6 +20,7 @@ import (
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/s3adapter"
 	"github.com/fencefs/fencefs/sftpadapter"
+	"github.com/fencefs/fencefs/telemetry"
 	"github.com/fencefs/fencefs/tenant"
 )
 
@@ -31,6 +32,10 @@ type Options struct {
 	Requests *prometheus.CounterVec
 	// Schemes open the kinds of storage this package does not know.
 	Schemes Schemes
+	// Tracing, when set, makes a span of each S3 request (each attempt)
+	// under the span of the storage operation that sends it; nil builds
+	// nothing.
+	Tracing *telemetry.Tracing
 }
 
 // An Opener opens mount specs to backends and shares, between the
@@ -44,6 +49,7 @@ type Options struct {
 type Opener struct {
 	requests *prometheus.CounterVec
 	schemes  Schemes
+	tracing  *telemetry.Tracing
 	clients  *tenant.Cache[s3ClientKey, *s3.Client]
 	backends *tenant.Cache[backendKey, connected]
 	pools    *tenant.Cache[backendKey, *sftpadapter.Pool]
@@ -89,7 +95,7 @@ const s3Clients = 64
 
 // New returns an Opener; Close it when the server stops.
 func New(opts Options) *Opener {
-	o := &Opener{requests: opts.Requests, schemes: opts.Schemes}
+	o := &Opener{requests: opts.Requests, schemes: opts.Schemes, tracing: opts.Tracing}
 	o.clients, _ = tenant.NewCache(tenant.CacheOptions[s3ClientKey, *s3.Client]{ // Size is valid: no error
 		Size: s3Clients,
 		Build: func(ctx context.Context, k s3ClientKey) (*s3.Client, error) {
@@ -296,14 +302,18 @@ func (o *Opener) s3Client(ctx context.Context, mount string, spec S3Spec, timeou
 }
 
 // clientOptions are the options of the S3 clients of mount: requests
-// bounded by timeout, and counted.
+// bounded by timeout, counted, and traced when the Opener traces.
 func (o *Opener) clientOptions(mount string, timeout time.Duration) []func(*s3.Options) {
-	return []func(*s3.Options){func(opts *s3.Options) {
+	fns := []func(*s3.Options){func(opts *s3.Options) {
 		opts.HTTPClient = HTTPClient(timeout)
 		if o != nil && o.requests != nil {
 			opts.APIOptions = append(opts.APIOptions, o.countRequests(mount))
 		}
 	}}
+	if o != nil {
+		fns = append(fns, o.tracing.S3ClientOptions()...)
+	}
+	return fns
 }
 
 // countRequests adds to a client's stack a step that counts each attempt

@@ -111,3 +111,7 @@ func (Logging) Wrap(_ *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		return next(withCallInfo(ctx, ci), req)
 	}
 }
+
+// Tenant returns the tenant of the call ctx belongs to ("" outside a
+// call, or without identities), for telemetry.Options.Tenant.
+func Tenant(ctx context.Context) string { return callInfoOf(ctx).tenant }

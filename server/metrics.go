@@ -101,3 +101,7 @@ func noteQuotaRefusal(ctx context.Context, err error) {
 		r.limit = le.Limit
 	}
 }
+
+// Gatherer is the metrics' registry, for a second export of the same
+// values (an OpenTelemetry bridge).
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }

@@ -17,6 +17,7 @@ import (
 	"github.com/fencefs/fencefs/mounted"
 	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/telemetry"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -53,6 +54,10 @@ type NamespaceConfig struct {
 	Metered bool
 	// Logger receives the namespace's log lines; nil discards them.
 	Logger *slog.Logger
+	// Tracing, when set, makes a span of each storage operation under
+	// the span of the call that asks it, named by its mount ("root" for
+	// Root); nil builds nothing.
+	Tracing *telemetry.Tracing
 }
 
 // A Namespace is opened storage and the tools over it.
@@ -203,7 +208,7 @@ func (n *Namespace) open(ctx context.Context, c NamespaceConfig, o *mountspec.Op
 		}
 		n.closers = append(n.closers, fs)
 		n.logger.DebugContext(ctx, "opened root", "root", c.Root)
-		return fs, nil
+		return c.Tracing.Backend(fs, "root"), nil
 	}
 	children := make(map[string]backend.Backend, len(c.Mounts))
 	n.children, n.counted = children, map[string]bool{}
@@ -217,7 +222,7 @@ func (n *Namespace) open(ctx context.Context, c NamespaceConfig, o *mountspec.Op
 		if !m.Spec.ReadOnly && !m.Shared {
 			n.counted[m.Name] = true
 		}
-		children[m.Name] = b
+		children[m.Name] = c.Tracing.Backend(b, m.Name)
 		n.logger.InfoContext(ctx, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
 	}
 	return mounted.New(children)

@@ -18,6 +18,7 @@ import (
 	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/telemetry"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -104,6 +105,11 @@ type Config struct {
 	QuotaTenants map[string]quota.Limits
 	// Metrics, when set, are the server's; nil makes new ones.
 	Metrics *Metrics
+	// Tracing, when set, makes a span of each call (tool, tenant,
+	// outcome), of each storage operation of the mounts and of each S3
+	// request, continuing the caller's trace (traceparent in the HTTP
+	// headers or the call's _meta). Nil builds nothing.
+	Tracing *telemetry.Tracing
 	// Links are more links around each call, inside the server's own
 	// (after the audit and quota, before the tool).
 	Links []Link
@@ -158,7 +164,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		nc.Tools.RipgrepSlots = tools.NewRipgrepSlots(0)
 	}
 	nc.Metered = nc.Metered || cfg.Audit.Log != nil || LimitsStorage(cfg.Quota, cfg.QuotaTenants) || s.hashGuard(false)
-	s.opener = mountspec.New(mountspec.Options{Requests: s.metrics.StorageRequests(), Schemes: cfg.Schemes})
+	s.opener = mountspec.New(mountspec.Options{Requests: s.metrics.StorageRequests(), Schemes: cfg.Schemes, Tracing: cfg.Tracing})
+	nc.Tracing = cfg.Tracing
 	var sctx context.Context
 	sctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	var err error
@@ -425,7 +432,11 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 // a tool set over the namespace of v; guard adds the stateless
 // require-read check.
 func (s *Server) chain(v *Servers, guard bool) Chain {
-	c := Chain{Logging{}, s.metrics, s.cfg.Audit, Scopes{Grants: s.grants}, Quota{Manager: s.quotas}}
+	c := Chain{Logging{}}
+	if s.cfg.Tracing != nil {
+		c = append(c, s.cfg.Tracing)
+	}
+	c = append(c, s.metrics, s.cfg.Audit, Scopes{Grants: s.grants}, Quota{Manager: s.quotas})
 	if guard {
 		c = append(c, RequireRead{Probe: v.probe})
 	}
