@@ -66,6 +66,15 @@ func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout 
 	if err != nil {
 		return err
 	}
+	if s.OTLPEndpoint != "" {
+		cfg.Metrics = server.NewMetrics()
+		tr, stop, err := startOTLP(ctx, s.OTLPEndpoint, s.OTLPPaths, cfg.Metrics.Gatherer(), logger)
+		if err != nil {
+			return err
+		}
+		defer stopOTLP(ctx, stop, logger)
+		cfg.Tracing = tr
+	}
 	if s.HTTP == "" {
 		srv, err := server.New(ctx, cfg)
 		if err != nil {

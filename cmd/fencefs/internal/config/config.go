@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -140,6 +141,11 @@ type Settings struct {
 	// for none. AuditReads logs the reading calls too.
 	Audit      string
 	AuditReads bool
+	// OTLPEndpoint is the base URL of an OTLP/HTTP receiver that traces
+	// and metrics are exported to ("" for none); OTLPPaths puts the
+	// paths of calls and storage operations on their spans.
+	OTLPEndpoint string
+	OTLPPaths    bool
 	// Quota are the limits of every tenant (of the whole server without
 	// --auth); QuotaTenants replace them for named tenants (config file
 	// key quota_tenants).
@@ -383,6 +389,14 @@ func checkServeFlags(s *Settings) error {
 	if s.Scopes != nil && s.Auth == "" {
 		return refuse("scopes", "needs --auth: scopes come from the verified token")
 	}
+	if s.OTLPEndpoint != "" {
+		if err := CheckOTLPEndpoint(s.OTLPEndpoint); err != nil {
+			return refuse("--otlp-endpoint", err.Error())
+		}
+	}
+	if s.OTLPPaths && s.OTLPEndpoint == "" {
+		return refuse("--otlp-paths", "needs --otlp-endpoint")
+	}
 	if s.TenantPolicies != nil && len(s.TenantMounts) == 0 {
 		return refuse("tenant_policy", "needs --tenant-mount: without it there are no tenants' namespaces to narrow")
 	}
@@ -561,6 +575,8 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "rate-burst", arg: "N", usage: "calls allowed at once above --rate-limit (default: the rate rounded up)", value: intValue{&s.Quota.Burst, 0}, only: []string{"serve"}},
 		{name: "max-concurrent", arg: "N", usage: "per tenant and replica: tool calls running at once (default 0: no limit)", value: intValue{&s.Quota.MaxConcurrent, 0}, only: []string{"serve"}},
 		{name: "audit-reads", usage: "audit the reading calls too, and resources/read", value: boolValue{&s.AuditReads}, only: []string{"serve"}},
+		{name: "otlp-endpoint", arg: "URL", usage: "export traces (a span per tool call and per storage request, continuing the caller's traceparent) and the metrics over OTLP/HTTP to the receiver at URL, such as http://127.0.0.1:4318 (/v1/traces and /v1/metrics are appended; default: none)", value: stringValue{&s.OTLPEndpoint}, only: []string{"serve"}},
+		{name: "otlp-paths", usage: "with --otlp-endpoint, name the paths of tool calls and storage operations on their spans (they may be sensitive)", value: boolValue{&s.OTLPPaths}, only: []string{"serve"}},
 	}
 }
 
@@ -615,4 +631,14 @@ func Usage(cmd string, w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-26s %s\n", left, f.Usage)
 	}
+}
+
+// CheckOTLPEndpoint checks the base URL of an OTLP/HTTP receiver: http
+// or https, a host, no query or fragment.
+func CheckOTLPEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q: want the base URL of an OTLP/HTTP receiver, such as http://127.0.0.1:4318 or https://collector.example.com/otlp", endpoint)
+	}
+	return nil
 }

@@ -141,6 +141,11 @@ func TestParseErrors(t *testing.T) {
 		{"call", []string{"--http-timeout", "1s"}, "--http-timeout: unknown flag"},
 		{"serve", []string{"--root", "/x", "--mount", "ws=local:/x"}, "--root: cannot be combined with --mount"},
 		{"serve", []string{"--config", filepath.Join(t.TempDir(), "missing.yaml")}, "--config: open "},
+		{"serve", []string{"--otlp-endpoint", "127.0.0.1:4318"}, `--otlp-endpoint: "127.0.0.1:4318": want the base URL of an OTLP/HTTP receiver`},
+		{"serve", []string{"--otlp-endpoint", "grpc://collector:4317"}, `--otlp-endpoint: "grpc://collector:4317": want the base URL`},
+		{"serve", []string{"--otlp-endpoint", "http://collector:4318/?x=1"}, `--otlp-endpoint: "http://collector:4318/?x=1": want the base URL`},
+		{"serve", []string{"--otlp-paths"}, "--otlp-paths: needs --otlp-endpoint"},
+		{"call", []string{"--otlp-endpoint", "http://127.0.0.1:4318"}, "--otlp-endpoint: unknown flag (see fencefs help call)"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -460,5 +465,17 @@ func TestParseTenantKeys(t *testing.T) {
 	}
 	if p := s.TenantPolicies["t2"]; p.Tools == nil || len(p.Tools) != 0 {
 		t.Errorf("t2's empty tool list became %#v", p.Tools)
+	}
+}
+
+// TestParseOTLPKeys reads the OTLP settings from the file, as flags.
+func TestParseOTLPKeys(t *testing.T) {
+	file := writeConfig(t, "otlp_endpoint: https://collector.example.com/otlp\notlp_paths: true\n")
+	got, _, err := Parse("serve", []string{"--config", file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.OTLPEndpoint != "https://collector.example.com/otlp" || !got.OTLPPaths {
+		t.Fatalf("OTLPEndpoint %q, OTLPPaths %v", got.OTLPEndpoint, got.OTLPPaths)
 	}
 }
