@@ -19,8 +19,9 @@ import (
 
 // BenchmarkServeHTTPReadFile measures 16 concurrent SDK clients doing
 // read_file of a 4 KiB file over HTTP against one replica on local disk,
-// without authentication, with JWT auth and a tenant mount, and with an
-// audit log of every call and a quota on top of those, reporting ops/s and
+// without authentication (and so again exporting every span over
+// OTLP/HTTP to a receiver in the test process), with JWT auth and a tenant
+// mount, and with an audit log of every call and a quota on top of those, reporting ops/s and
 // the p99 latency, and the server process's CPU time per call, which a
 // loaded machine disturbs less than the wall clock. Run it alone:
 //
@@ -28,7 +29,7 @@ import (
 func BenchmarkServeHTTPReadFile(b *testing.B) {
 	const clients = 16
 	content := strings.Repeat("0123456789abcde\n", 256) // 4 KiB
-	for _, mode := range []string{"no-auth", "jwt", "jwt-audit-quota"} {
+	for _, mode := range []string{"no-auth", "no-auth-otlp", "jwt", "jwt-audit-quota"} {
 		b.Run(mode, func(b *testing.B) {
 			base := b.TempDir()
 			dir := filepath.Join(base, "tenants", "t1")
@@ -53,7 +54,13 @@ func BenchmarkServeHTTPReadFile(b *testing.B) {
 				h = startServe(b, args...)
 				path = "/ws/f.txt"
 			} else {
-				h = startServe(b, "serve", "--http", "127.0.0.1:0", "--root", dir)
+				args := []string{"serve", "--http", "127.0.0.1:0", "--root", dir}
+				if mode == "no-auth-otlp" {
+					// Every call's spans (the call's, the read's) go to a
+					// receiver in this process that decodes them.
+					args = append(args, "--otlp-endpoint", newOTLPReceiver(b).url)
+				}
+				h = startServe(b, args...)
 				path = "f.txt"
 			}
 			var sessions []*mcp.ClientSession

@@ -37,7 +37,7 @@ type otlpReceiver struct {
 	got chan struct{}
 }
 
-func newOTLPReceiver(t *testing.T) *otlpReceiver {
+func newOTLPReceiver(t testing.TB) *otlpReceiver {
 	t.Helper()
 	r := &otlpReceiver{metrics: map[string]bool{}, got: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
@@ -79,7 +79,7 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 
 // decode reads a protobuf request body (gzip or not) into msg, answering
 // 400 when it is not one.
-func (r *otlpReceiver) decode(t *testing.T, w http.ResponseWriter, req *http.Request, msg proto.Message) bool {
+func (r *otlpReceiver) decode(t testing.TB, w http.ResponseWriter, req *http.Request, msg proto.Message) bool {
 	if ct := req.Header.Get("Content-Type"); ct != "application/x-protobuf" {
 		t.Errorf("OTLP export with Content-Type %q", ct)
 		http.Error(w, "want application/x-protobuf", http.StatusUnsupportedMediaType)
