@@ -15,6 +15,7 @@ import (
 	"github.com/fencefs/fencefs/internal/backendtest"
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/overlay"
+	"github.com/fencefs/fencefs/overlay/overlaytest"
 )
 
 // localLayer makes local layers over fresh directories.
@@ -35,32 +36,32 @@ func localSkips(skips []string) []string {
 }
 
 func TestConformanceLocal(t *testing.T) {
-	conformance.RunWith(t, newHarness(localLayer(), localLayer(), false, false), conformance.RunOptions{
-		LargeFileSize: 3<<20 + 5, ExpectedSkips: localSkips(writableSkips()), RequireAbilities: abilities(),
+	conformance.RunWith(t, overlaytest.NewHarness(localLayer(), localLayer(), false, false), conformance.RunOptions{
+		LargeFileSize: 3<<20 + 5, ExpectedSkips: localSkips(overlaytest.WritableSkips()), RequireAbilities: overlaytest.Abilities(),
 	})
 }
 
 func TestConformanceLocalReadOnlyBase(t *testing.T) {
-	conformance.RunWith(t, newHarness(localLayer(), localLayer(), true, false), conformance.RunOptions{
-		LargeFileSize: 3<<20 + 5, ExpectedSkips: localSkips(writableSkips()), RequireAbilities: abilities(),
+	conformance.RunWith(t, overlaytest.NewHarness(localLayer(), localLayer(), true, false), conformance.RunOptions{
+		LargeFileSize: 3<<20 + 5, ExpectedSkips: localSkips(overlaytest.WritableSkips()), RequireAbilities: overlaytest.Abilities(),
 	})
 }
 
 func TestConformanceLocalReadOnly(t *testing.T) {
-	conformance.RunWith(t, newHarness(localLayer(), localLayer(), true, true), conformance.RunOptions{
-		LargeFileSize: 3<<20 + 5, ExpectedSkips: readOnlySkips(), RequireAbilities: abilities(),
+	conformance.RunWith(t, overlaytest.NewHarness(localLayer(), localLayer(), true, true), conformance.RunOptions{
+		LargeFileSize: 3<<20 + 5, ExpectedSkips: overlaytest.ReadOnlySkips(), RequireAbilities: overlaytest.Abilities(),
 	})
 }
 
 func TestToolsLocal(t *testing.T) {
-	conformance.RunToolsWith(t, newHarness(localLayer(), localLayer(), true, false), conformance.ToolsOptions{
-		ExpectedSkips: toolSkips("ToolSelection/ReadOnlyBackend"), RequireAbilities: abilities(),
+	conformance.RunToolsWith(t, overlaytest.NewHarness(localLayer(), localLayer(), true, false), conformance.ToolsOptions{
+		ExpectedSkips: overlaytest.ToolSkips("ToolSelection/ReadOnlyBackend"), RequireAbilities: overlaytest.Abilities(),
 	})
 }
 
 func TestToolsLocalReadOnly(t *testing.T) {
-	conformance.RunToolsWith(t, newHarness(localLayer(), localLayer(), false, true), conformance.ToolsOptions{
-		ExpectedSkips: readOnlyToolSkips(), RequireAbilities: abilities(),
+	conformance.RunToolsWith(t, overlaytest.NewHarness(localLayer(), localLayer(), false, true), conformance.ToolsOptions{
+		ExpectedSkips: overlaytest.ReadOnlyToolSkips(), RequireAbilities: overlaytest.Abilities(),
 	})
 }
 

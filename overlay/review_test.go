@@ -3,7 +3,6 @@ package overlay_test
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -11,50 +10,17 @@ import (
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/memfs"
 	"github.com/fencefs/fencefs/overlay"
+	"github.com/fencefs/fencefs/overlay/overlaytest"
 )
 
-// describeChanges renders changes as "kind path" lines for comparison.
-func describeChanges(cs []overlay.Change) []string {
-	var out []string
-	for _, c := range cs {
-		s := c.Kind.String() + " " + c.Path
-		if c.From != "" {
-			s += " from " + c.From
-		}
-		if c.Dir {
-			s += "/"
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// agentRun changes s's overlay the way an agent would: an edit, a new
-// file in a new directory, a deletion, a rename and a directory removed.
+// agentRun changes s's overlay the way an agent would (overlaytest.AgentRun).
 func agentRun(t *testing.T, s *stack) {
 	t.Helper()
-	s.mustWrite("edit.txt", "one\ntwo changed\nthree\n")
-	s.mustWrite("same.txt", "same\n") // written back unchanged
-	s.mustWrite("new/file.txt", "new\n")
-	for _, err := range []error{
-		backend.Remove(s.ctx, s.o, "gone.txt", backend.RemoveOptions{}),
-		backend.Rename(s.ctx, s.o, "old.txt", "renamed.txt", backend.RenameOptions{}),
-		backend.RemoveAll(s.ctx, s.o, "olddir", backend.RemoveAllOptions{}),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// baseFiles are the base of the review tests.
-var baseFiles = map[string]string{
-	"edit.txt": "one\ntwo\nthree\n", "same.txt": "same\n", "gone.txt": "bye\n",
-	"old.txt": "moving\n", "olddir/a": "a\n", "keep.txt": "keep\n",
+	overlaytest.AgentRun(t, s.o)
 }
 
 func TestChangesAndDiff(t *testing.T) {
-	s := newStack(t, baseFiles)
+	s := newStack(t, overlaytest.BaseFiles)
 	agentRun(t, s)
 	cs, err := s.o.Changes(s.ctx)
 	if err != nil {
@@ -64,7 +30,7 @@ func TestChangesAndDiff(t *testing.T) {
 		"modified edit.txt", "deleted gone.txt", "created new/", "created new/file.txt",
 		"deleted olddir/", "deleted olddir/a", "renamed renamed.txt from old.txt",
 	}
-	if got := describeChanges(cs); !slices.Equal(got, want) {
+	if got := overlaytest.DescribeChanges(cs); !slices.Equal(got, want) {
 		t.Errorf("Changes =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	diff, err := s.o.Diff(s.ctx)
@@ -105,132 +71,21 @@ func TestChangesAndDiff(t *testing.T) {
 	}
 }
 
-// layerKinds make the layers of the review tests: memfs (versions,
-// atomic preconditions), local disk (no versions: Commit presents hashes)
-// and S3 on versitygw (ETags).
-func layerKinds() []layerKind {
-	return append([]layerKind{
-		{"memfs", func(t *testing.T) (backend.Backend, backend.Backend) { return memfs.New(), memfs.New() }},
-		{"s3", s3LayerPair},
-	}, localKinds...)
-}
-
 // layerKind names a way to make a base and an upper layer.
 type layerKind struct {
 	name string
 	make func(t *testing.T) (base, upper backend.Backend)
 }
 
+// TestCommit runs the commit table over memfs layers (versions, atomic
+// preconditions) and local disk (no versions: Commit presents hashes);
+// conformance/containers/integration/overlay runs it over S3 (ETags).
 func TestCommit(t *testing.T) {
-	for _, kind := range layerKinds() {
-		t.Run(kind.name, func(t *testing.T) {
-			testCommit(t, func(t *testing.T) *stack {
-				base, upper := kind.make(t)
-				return newStackOn(t, base, upper, baseFiles)
-			})
-		})
-	}
-}
-
-// testCommit runs the commit table on the stacks mk makes.
-func testCommit(t *testing.T, mk func(t *testing.T) *stack) {
-	for _, tc := range []struct {
-		name string
-		// meanwhile changes the base behind the overlay's back.
-		meanwhile     func(t *testing.T, s *stack)
-		paths         []string
-		wantLanded    []string
-		wantConflicts []string
-		// wantBase is the base's content afterwards.
-		wantBase map[string]string
-		// wantLeft are the changes the overlay still holds.
-		wantLeft []string
-	}{
-		{
-			name:       "all",
-			wantLanded: []string{"gone.txt", "olddir/a", "olddir", "new", "edit.txt", "renamed.txt", "new/file.txt"},
-			wantBase: map[string]string{
-				"edit.txt": "one\ntwo changed\nthree\n", "gone.txt": "<missing>", "new/file.txt": "new\n",
-				"old.txt": "<missing>", "renamed.txt": "moving\n", "olddir/a": "<missing>", "keep.txt": "keep\n",
-			},
-		},
-		{
-			name: "conflicts",
-			meanwhile: func(t *testing.T, s *stack) {
-				for name, data := range map[string]string{"edit.txt": "someone else\n", "gone.txt": "still here\n", "new/file.txt": "theirs\n"} {
-					if err := backend.WriteFile(s.ctx, s.base, name, []byte(data), backend.WriteOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			},
-			wantLanded:    []string{"olddir/a", "olddir", "renamed.txt"},
-			wantConflicts: []string{"gone.txt", "edit.txt", "new/file.txt"},
-			wantBase: map[string]string{
-				"edit.txt": "someone else\n", "gone.txt": "still here\n", "new/file.txt": "theirs\n",
-				"old.txt": "<missing>", "renamed.txt": "moving\n", "olddir/a": "<missing>",
-			},
-			wantLeft: []string{"deleted gone.txt", "modified edit.txt", "created new/file.txt"},
-		},
-		{
-			name:       "subset",
-			paths:      []string{"edit.txt", "old.txt"},
-			wantLanded: []string{"edit.txt", "renamed.txt"},
-			wantBase: map[string]string{
-				"edit.txt": "one\ntwo changed\nthree\n", "gone.txt": "bye\n", "new/file.txt": "<missing>",
-				"old.txt": "<missing>", "renamed.txt": "moving\n", "olddir/a": "a\n",
-			},
-			wantLeft: []string{"created new/", "created new/file.txt", "deleted gone.txt", "deleted olddir/", "deleted olddir/a"},
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := mk(t)
-			agentRun(t, s)
-			if tc.meanwhile != nil {
-				tc.meanwhile(t, s)
-			}
-			res, err := s.o.Commit(s.ctx, tc.paths...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(res.Landed, tc.wantLanded) {
-				t.Errorf("landed %q, want %q", res.Landed, tc.wantLanded)
-			}
-			var conflicts []string
-			for _, c := range res.Conflicts {
-				conflicts = append(conflicts, c.Path)
-				if !errors.Is(c.Err, backend.ErrPrecondition) && !errors.Is(c.Err, fs.ErrExist) {
-					t.Errorf("conflict %s: %v, want a failed precondition or fs.ErrExist", c.Path, c.Err)
-				}
-			}
-			if !slices.Equal(conflicts, tc.wantConflicts) {
-				t.Errorf("conflicts %q, want %q", conflicts, tc.wantConflicts)
-			}
-			for name, want := range tc.wantBase {
-				if got := content(t, s.base, name); got != want {
-					t.Errorf("base %s = %q, want %q", name, got, want)
-				}
-			}
-			left, err := s.o.Changes(s.ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := describeChanges(left)
-			slices.Sort(got)
-			want := slices.Clone(tc.wantLeft)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("changes left %q, want %q", got, want)
-			}
-			// What the overlay shows is what was landed or kept.
-			for name, want := range map[string]string{"edit.txt": "", "renamed.txt": "moving\n", "old.txt": "<missing>"} {
-				if want == "" {
-					continue
-				}
-				if got := content(t, s.o, name); got != want {
-					t.Errorf("overlay %s = %q, want %q", name, got, want)
-				}
-			}
-		})
+	kinds := append([]layerKind{
+		{"memfs", func(t *testing.T) (backend.Backend, backend.Backend) { return memfs.New(), memfs.New() }},
+	}, localKinds...)
+	for _, kind := range kinds {
+		t.Run(kind.name, func(t *testing.T) { overlaytest.RunCommit(t, kind.make) })
 	}
 }
 
@@ -254,16 +109,16 @@ func TestCommitThenWriteAgain(t *testing.T) {
 }
 
 func TestDiscard(t *testing.T) {
-	s := newStack(t, baseFiles)
+	s := newStack(t, overlaytest.BaseFiles)
 	agentRun(t, s)
 	if err := s.o.Discard(s.ctx); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := s.o.Changes(s.ctx)
 	if err != nil || len(cs) != 0 {
-		t.Errorf("changes after Discard: %q, %v", describeChanges(cs), err)
+		t.Errorf("changes after Discard: %q, %v", overlaytest.DescribeChanges(cs), err)
 	}
-	for name, want := range baseFiles {
+	for name, want := range overlaytest.BaseFiles {
 		if got := content(t, s.o, name); got != want {
 			t.Errorf("%s after Discard = %q, want %q", name, got, want)
 		}
@@ -275,7 +130,7 @@ func TestDiscard(t *testing.T) {
 
 // TestCommitReadOnlyBase: landing needs a writable base.
 func TestCommitReadOnlyBase(t *testing.T) {
-	s := newStack(t, baseFiles)
+	s := newStack(t, overlaytest.BaseFiles)
 	o, err := overlay.New(backend.ReadOnly(s.base), s.upper, overlay.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +157,7 @@ func TestCommitCompletesAfterCrash(t *testing.T) {
 		t.Fatalf("Commit = %+v, %v; want f landed", res, err)
 	}
 	if cs, err := s.o.Changes(s.ctx); err != nil || len(cs) != 0 {
-		t.Errorf("changes left: %q, %v", describeChanges(cs), err)
+		t.Errorf("changes left: %q, %v", overlaytest.DescribeChanges(cs), err)
 	}
 }
 

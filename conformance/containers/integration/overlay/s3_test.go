@@ -1,3 +1,6 @@
+// Package overlay_test runs package overlay over S3 layers on versitygw:
+// conformance.Run and RunTools in each shape, the commit table, and the
+// requests each operation sends.
 package overlay_test
 
 import (
@@ -9,12 +12,12 @@ import (
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/conformance"
 	"github.com/fencefs/fencefs/conformance/containers"
+	"github.com/fencefs/fencefs/overlay/overlaytest"
 	"github.com/fencefs/fencefs/s3adapter"
 )
 
-// s3srv is the S3 server (versitygw) the S3 tests share; TestMain
-// terminates it. As in s3adapter's tests, the root module's tests reach
-// the containers module through go.work.
+// s3srv is the S3 server (versitygw) the tests of this package share;
+// TestMain terminates it.
 var s3srv = containers.Shared[*containers.S3Server]{Start: containers.StartS3Server, Image: containers.S3Image()}
 
 func TestMain(m *testing.M) {
@@ -31,7 +34,7 @@ const s3LargeFile = 2*s3adapter.MinPartSize + 123_457
 
 // s3Layers returns layer harnesses over two fresh buckets of one server:
 // the base's and the upper layer's.
-func s3Layers(t *testing.T) (base, upper layerHarness) {
+func s3Layers(t *testing.T) (base, upper overlaytest.LayerHarness) {
 	srv := s3srv.Get(t)
 	return srv.Harness(t.Context(), t), srv.Harness(t.Context(), t)
 }
@@ -42,20 +45,20 @@ func s3Layers(t *testing.T) (base, upper layerHarness) {
 func TestConformanceS3(t *testing.T) {
 	t.Run("Writable", func(t *testing.T) {
 		base, upper := s3Layers(t)
-		conformance.RunWith(t, newHarness(base, upper, false, false), conformance.RunOptions{
-			LargeFileSize: s3LargeFile, ExpectedSkips: writableSkips(), RequireAbilities: abilities(),
+		conformance.RunWith(t, overlaytest.NewHarness(base, upper, false, false), conformance.RunOptions{
+			LargeFileSize: s3LargeFile, ExpectedSkips: overlaytest.WritableSkips(), RequireAbilities: overlaytest.Abilities(),
 		})
 	})
 	t.Run("ReadOnlyBase", func(t *testing.T) {
 		base, upper := s3Layers(t)
-		conformance.RunWith(t, newHarness(base, upper, true, false), conformance.RunOptions{
-			LargeFileSize: s3LargeFile, ExpectedSkips: writableSkips(), RequireAbilities: abilities(),
+		conformance.RunWith(t, overlaytest.NewHarness(base, upper, true, false), conformance.RunOptions{
+			LargeFileSize: s3LargeFile, ExpectedSkips: overlaytest.WritableSkips(), RequireAbilities: overlaytest.Abilities(),
 		})
 	})
 	t.Run("ReadOnly", func(t *testing.T) {
 		base, upper := s3Layers(t)
-		conformance.RunWith(t, newHarness(base, upper, true, true), conformance.RunOptions{
-			LargeFileSize: s3LargeFile, ExpectedSkips: readOnlySkips(), RequireAbilities: abilities(),
+		conformance.RunWith(t, overlaytest.NewHarness(base, upper, true, true), conformance.RunOptions{
+			LargeFileSize: s3LargeFile, ExpectedSkips: overlaytest.ReadOnlySkips(), RequireAbilities: overlaytest.Abilities(),
 		})
 	})
 }
@@ -63,17 +66,21 @@ func TestConformanceS3(t *testing.T) {
 func TestToolsS3(t *testing.T) {
 	t.Run("ReadOnlyBase", func(t *testing.T) {
 		base, upper := s3Layers(t)
-		conformance.RunToolsWith(t, newHarness(base, upper, true, false), conformance.ToolsOptions{
-			ExpectedSkips: toolSkips("ToolSelection/ReadOnlyBackend"), RequireAbilities: abilities(),
+		conformance.RunToolsWith(t, overlaytest.NewHarness(base, upper, true, false), conformance.ToolsOptions{
+			ExpectedSkips: overlaytest.ToolSkips("ToolSelection/ReadOnlyBackend"), RequireAbilities: overlaytest.Abilities(),
 		})
 	})
 	t.Run("ReadOnly", func(t *testing.T) {
 		base, upper := s3Layers(t)
-		conformance.RunToolsWith(t, newHarness(base, upper, false, true), conformance.ToolsOptions{
-			ExpectedSkips: readOnlyToolSkips(), RequireAbilities: abilities(),
+		conformance.RunToolsWith(t, overlaytest.NewHarness(base, upper, false, true), conformance.ToolsOptions{
+			ExpectedSkips: overlaytest.ReadOnlyToolSkips(), RequireAbilities: overlaytest.Abilities(),
 		})
 	})
 }
+
+// TestCommit runs overlay's commit table over S3 layers (ETag
+// preconditions).
+func TestCommit(t *testing.T) { overlaytest.RunCommit(t, s3LayerPair) }
 
 // s3LayerPair returns S3 base and upper layers over two fresh prefixes of
 // one bucket.
