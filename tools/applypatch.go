@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/udiff"
 	"github.com/fencefs/fencefs/tools/internal/patch"
-	"github.com/fencefs/fencefs/tools/internal/udiff"
 )
 
 // restoreTimeout bounds the restoring of committed files after a failed

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/fencefs/fencefs/backend"
-	"github.com/fencefs/fencefs/tools/internal/udiff"
+	"github.com/fencefs/fencefs/internal/udiff"
 )
 
 // existing is what a change found at its target before changing it.

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/internal/udiff"
 	"github.com/fencefs/fencefs/policy"
-	"github.com/fencefs/fencefs/tools/internal/udiff"
 )
 
 func (s *Set) deleteFileTool() *Tool {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/fencefs/fencefs/tools/internal/udiff"
+	"github.com/fencefs/fencefs/internal/udiff"
 )
 
 // diffKeep is how much of an existing file write_file keeps to diff: more

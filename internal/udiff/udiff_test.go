@@ -304,6 +304,12 @@ func FuzzUnified(f *testing.F) {
 		}
 		if !truncated {
 			assertApplies(t, old, new, diff)
+			// Hunks is the same diff without its headers, ending
+			// with a newline.
+			hunks := Hunks(old, new)
+			if want := strings.TrimPrefix(strings.TrimPrefix(diff, Headers("f.txt")), "\n"); hunks != "" && hunks != want+"\n" || hunks == "" && old != new {
+				t.Fatalf("Hunks = %q, want %q and a newline", hunks, want)
+			}
 		}
 	})
 }

@@ -259,3 +259,19 @@ func cut(diff string, keep int) (string, bool) {
 	}
 	return diff[:end], true
 }
+
+// Hunks returns the hunks of the unified diff that turns old into new, in
+// the format Unified uses but without headers, bounds or cut, each line
+// ending with a newline as in `git diff`: "" when the texts are equal.
+// The caller bounds the sides (Myers' algorithm is quadratic at worst).
+func Hunks(old, new string) string {
+	if old == new {
+		return ""
+	}
+	a, b := splitLines(old), splitLines(new)
+	var sb strings.Builder
+	for _, group := range groupOpcodes(opcodes(old, new), ContextLines) {
+		writeHunk(&sb, group, a, b)
+	}
+	return strings.TrimPrefix(sb.String(), "\n") + "\n"
+}

@@ -3,7 +3,7 @@ package udiff_test
 import (
 	"fmt"
 
-	"github.com/fencefs/fencefs/tools/internal/udiff"
+	"github.com/fencefs/fencefs/internal/udiff"
 )
 
 func ExampleUnified() {
