@@ -39,16 +39,15 @@ func s3Layers(t *testing.T) (base, upper overlaytest.LayerHarness) {
 	return srv.Harness(t.Context(), t), srv.Harness(t.Context(), t)
 }
 
-// TestConformanceS3 runs the suite on overlays of S3 over S3: a writable
-// base, a read-only base, and a read-only upper layer (reads from the
-// base only).
+// TestConformanceS3 runs the suite on overlays of S3 over S3: a read-only
+// base (the usual shape), and a read-only upper layer (reads from the
+// base only). The writable-base shape runs on memfs and local layers
+// only: the suite never commits, and every read of a base passes through
+// backend.ReadOnly unchanged, so over S3 it runs the same overlay code as
+// the read-only base (go test -coverpkg of overlay: the same blocks, but
+// for an index read failing under a cancelled context, which both reach
+// by timing) and took 46 of the package's 250 seconds under -race.
 func TestConformanceS3(t *testing.T) {
-	t.Run("Writable", func(t *testing.T) {
-		base, upper := s3Layers(t)
-		conformance.RunWith(t, overlaytest.NewHarness(base, upper, false, false), conformance.RunOptions{
-			LargeFileSize: s3LargeFile, ExpectedSkips: overlaytest.WritableSkips(), RequireAbilities: overlaytest.Abilities(),
-		})
-	})
 	t.Run("ReadOnlyBase", func(t *testing.T) {
 		base, upper := s3Layers(t)
 		conformance.RunWith(t, overlaytest.NewHarness(base, upper, true, false), conformance.RunOptions{
