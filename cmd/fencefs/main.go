@@ -129,6 +129,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return completion(args, stdout, stderr)
 	case "audit":
 		return auditCommand(args, stdout, stderr)
+	case "overlay":
+		return overlayCommand(ctx, args, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		return help(args, stdout, stderr)
 	default:
@@ -164,6 +166,7 @@ Usage:
   fencefs call [flags] TOOL [JSON]  run one tool once (JSON from the argument or stdin)
   fencefs tools [flags]             print the configured tools and their JSON schemas
   fencefs skills [flags]            list the skills under the --skills roots, and any problems
+  fencefs overlay VERB SPEC [PATH]  review an overlay mount: changes, diff, commit or discard
   fencefs audit verify FILE         check the hash chain of a --audit log (--prev H, --head H)
   fencefs version                   print the version, module and commit
   fencefs completion bash|zsh|fish  print a shell completion script
@@ -271,6 +274,8 @@ func help(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve", "call", "tools", "skills":
 		commandUsage(args[0], stdout)
+	case "overlay":
+		fmt.Fprint(stdout, overlayUsage)
 	case "version":
 		fmt.Fprint(stdout, "Usage: fencefs version\n\nPrints the version (the module version, or devel and the commit for a build from a clone),\nthe module, the commit with its time and whether it had uncommitted changes, and the Go version.\n")
 	case "completion":

@@ -180,7 +180,7 @@ type Mount struct {
 // commands log from slog.LevelWarn.
 func Defaults() Settings {
 	return Settings{
-		Schemes:      commandSchemes(),
+		Schemes:      CommandSchemes(),
 		Root:         ".",
 		MaxReadLines: tools.DefaultMaxReadLines,
 		MaxList:      tools.DefaultMaxResults,
