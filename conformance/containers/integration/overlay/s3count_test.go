@@ -52,11 +52,30 @@ func TestS3RequestCounts(t *testing.T) {
 	base := countedS3(t, srv, bucket, "base", &c)
 	upper := countedS3(t, srv, bucket, "upper", &c)
 	writer := srv.Open(t, srv.Config(bucket, "base"))
+	// The 2,000 files are written by 8 writers at once: in sequence they
+	// took most of the test's time.
+	names := make(chan string)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			var err error
+			for name := range names {
+				if err == nil {
+					err = backend.WriteFile(ctx, writer, name, []byte("line\n"), backend.WriteOptions{})
+				}
+			}
+			errs <- err
+		}()
+	}
 	for d := range 20 {
 		for i := range 100 {
-			if err := backend.WriteFile(ctx, writer, fmt.Sprintf("d%02d/f%03d", d, i), []byte("line\n"), backend.WriteOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			names <- fmt.Sprintf("d%02d/f%03d", d, i)
+		}
+	}
+	close(names)
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
 	}
 	o, err := overlay.New(backend.ReadOnly(base), upper, overlay.Options{})
