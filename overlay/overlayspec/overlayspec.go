@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -33,12 +34,15 @@ const Prefix = "overlay:"
 // Scheme parses and opens overlay: specs. It is safe for concurrent use.
 type Scheme struct {
 	schemes mountspec.Schemes
-	opener  *mountspec.Opener
+	opts    mountspec.Options
+	once    sync.Once
+	opener  *mountspec.Opener // made by the first Open
 }
 
 // New returns the Scheme of overlay: specs. Their nested specs are parsed
 // with opts.Schemes (an overlay: among them is refused) and opened by an
-// Opener of opts of its own, which Close releases.
+// Opener of opts of its own (made when a spec is first opened), which
+// Close releases.
 func New(opts mountspec.Options) *Scheme {
 	schemes := mountspec.Schemes{}
 	for p, s := range opts.Schemes {
@@ -47,12 +51,18 @@ func New(opts mountspec.Options) *Scheme {
 		}
 	}
 	opts.Schemes = schemes
-	return &Scheme{schemes: schemes, opener: mountspec.New(opts)}
+	return &Scheme{schemes: schemes, opts: opts}
+}
+
+// layers returns the Opener of the layers.
+func (s *Scheme) layers() *mountspec.Opener {
+	s.once.Do(func() { s.opener = mountspec.New(s.opts) })
+	return s.opener
 }
 
 // Close releases the storage clients of the layers opened so far; the
 // backends Open returned must not be used after.
-func (s *Scheme) Close() { s.opener.Close() }
+func (s *Scheme) Close() { s.layers().Close() }
 
 // Parse parses rest, "BASE+UPPER", checking both nested specs, and returns
 // the overlay's Spec: Opaque is both specs as mountspec prints them,
@@ -102,11 +112,11 @@ func (s *Scheme) OpenFS(ctx context.Context, sp mountspec.Spec, timeout time.Dur
 	if err != nil {
 		return nil, nil, err
 	}
-	bb, bc, err := s.opener.Open(ctx, "overlay-base", base, timeout)
+	bb, bc, err := s.layers().Open(ctx, "overlay-base", base, timeout)
 	if err != nil {
 		return nil, nil, fmt.Errorf("overlay: the base: %w", err)
 	}
-	ub, uc, err := s.opener.Open(ctx, "overlay-upper", upper, timeout)
+	ub, uc, err := s.layers().Open(ctx, "overlay-upper", upper, timeout)
 	if err != nil {
 		bc.Close()
 		return nil, nil, fmt.Errorf("overlay: the upper layer: %w", err)
