@@ -59,15 +59,16 @@ func checkSegment(spec string, at int) error {
 	return nil
 }
 
-// inHost reports whether spec[at] lies in the authority of a URL, between
-// "://" and the next '/'.
+// inHost reports whether spec[at] lies in the authority of a URL: after
+// the last "://" before it, with no '/' in between. The last, not the
+// first: a spec may nest others (overlay:BASE+UPPER), and the placeholder
+// must not name the host of any of them.
 func inHost(spec string, at int) bool {
-	scheme := strings.Index(spec, "://")
-	if scheme < 0 || at < scheme+3 {
+	scheme := strings.LastIndex(spec[:at], "://")
+	if scheme < 0 {
 		return false
 	}
-	slash := strings.IndexByte(spec[scheme+3:], '/')
-	return slash < 0 || at < scheme+3+slash
+	return !strings.Contains(spec[scheme+3:at], "/")
 }
 
 // String returns the template as written.

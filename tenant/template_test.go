@@ -22,6 +22,13 @@ func TestParseTemplate(t *testing.T) {
 		{"ws=s3://bucket-{tenant}/ws", "does not follow"},
 		{"ws=s3://{tenant}/ws", "host"},
 		{"ws=sftp://{tenant}", "host"},
+		// The host of every URL a spec holds, not only the first: a
+		// nested layer's, or an endpoint in the query.
+		{"ws=overlay:s3://b/x+sftp://{tenant}/d", "host"},
+		{"ws=overlay:local:/srv/base+s3://{tenant}/p", "host"},
+		{"ws=s3://bucket/tenants/{tenant}?endpoint=http://{tenant}/", "host"},
+		{"ws=s3://bucket/x?endpoint=http://{tenant}", "host"},
+		{"ws=overlay:s3://b/base+s3://b/up/{tenant}", ""},
 		{"{tenant}=local:/srv", "does not follow"},
 		{"ws=s3://bucket/{tenant_id}/ws", "is not {tenant}"},
 		{"ws=s3://bucket/{Tenant}/ws", "is not {tenant}"},
