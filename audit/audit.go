@@ -409,7 +409,10 @@ func Verify(r io.Reader) (Result, error) {
 // server reported (to its log or metrics, out of the audit file writer's
 // reach) at some time: the log verifies only when head is prev or the
 // hash of one of its lines, so lines cut off after head was reported are
-// found (ErrTruncated) while lines appended since are not a fault.
+// found (ErrTruncated) while lines appended since are not a fault. Given
+// the last head a server reported (at its shutdown), lines after it are
+// none of that server's: check also that Result.Head equals head (the
+// lines after HeadLine were appended later, or forged after a cut).
 func VerifyHead(r io.Reader, prev, head string) (Result, error) {
 	res, err := verify(r, prev, head)
 	if err != nil {
