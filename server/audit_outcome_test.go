@@ -56,9 +56,17 @@ func TestAuditOutcomes(t *testing.T) {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": tc.path, "content": "abc"}}); err != nil {
 				t.Fatal(err)
 			}
-			var rec audit.Record
-			if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &rec); err != nil {
+			// The line of how the call ended is the last; a change that
+			// commits has its pending line, appended before, just above.
+			lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+			var rec, pending audit.Record
+			if err := json.Unmarshal(lines[len(lines)-1], &rec); err != nil {
 				t.Fatalf("the audit line %q: %v", buf.String(), err)
+			}
+			if tc.outcome == audit.OutcomeOK {
+				if len(lines) != 2 || json.Unmarshal(lines[0], &pending) != nil || pending.Outcome != audit.OutcomePending || pending.RequestID != rec.RequestID {
+					t.Errorf("the change's write-ahead line is missing: %q", buf.String())
+				}
 			}
 			if rec.Outcome != tc.outcome || !strings.Contains(strings.ToLower(rec.Reason), tc.reason) || rec.Bytes != tc.bytes {
 				t.Errorf("audit line %+v, want outcome %s, reason with %q, %d bytes", rec, tc.outcome, tc.reason, tc.bytes)
