@@ -16,8 +16,11 @@ const probeID = "fencefs-disjoint-probe-0"
 
 // checkDisjoint proves the tenant mounts disjoint as a set for every
 // tenant id (tenant.Disjoint): no id reaches another tenant's storage or
-// a shared mount's, and no local template is relative. Mounts of a kind
-// a Scheme opens are not compared (their specs are the Scheme's own).
+// a shared mount's, and no local template is relative. A mount of a
+// URL-like kind a Scheme opens ("gs://", "azblob://") is compared by its
+// spec: the first segment (a bucket, an account) as the authority, the
+// rest as the path; a mount of another Scheme's kind ("overlay:") is not
+// compared, its spec being the Scheme's own.
 func checkDisjoint(schemes mountspec.Schemes, mounts []TenantMount) error {
 	var locs []tenant.Location
 	for _, tm := range mounts {
@@ -53,7 +56,11 @@ func location(name string, ms mountspec.Spec) (tenant.Location, bool) {
 			l.Authority = ms.SFTP.User + "@" + l.Authority
 		}
 	default:
-		return l, false
+		if !strings.HasSuffix(string(ms.Kind), "://") {
+			return l, false
+		}
+		rest, _, _ := strings.Cut(ms.Opaque, "?")
+		l.Authority, l.Path, _ = strings.Cut(rest, "/")
 	}
 	l.Path = replaceSegments(l.Path, probeID, tenant.Placeholder)
 	return l, true
