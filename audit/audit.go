@@ -15,8 +15,13 @@
 // write the file can cut lines off its end, or rewrite it from some line on
 // and hash every line again. Logger.Head gives the hash of the last line
 // written, for the server to report somewhere the writer of the file
-// cannot reach (its metrics or its structured log); Verify's Result.Head
-// is compared with it.
+// cannot reach (its metrics or its structured log); VerifyHead checks that
+// the log still reaches it.
+//
+// A server that must not change storage unrecorded appends a change's
+// record with Append (synced before it returns) before the change
+// commits, and refuses changes while Err is not nil: once a write fails
+// the Logger stays broken. Every record fits a line (see MaxFieldBytes).
 package audit
 
 import (
@@ -37,8 +42,18 @@ import (
 const Genesis = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // MaxLineBytes bounds one line, so Verify holds little of a corrupt file
-// in memory. Log refuses a record whose line would be longer.
+// in memory. Every record fits: Log summarizes what would not (see
+// MaxFieldBytes).
 const MaxLineBytes = 1 << 20
+
+// MaxFieldBytes bounds one string field of a line (one path, the reason,
+// the tool, the identity), as JSON-escaped. Log replaces a longer value
+// by a summary holding its length and SHA-256 ("[summarized: 70000 bytes,
+// sha256:…]"), and keeps the paths of a record to at most half a line,
+// counting the rest in PathsOmitted and hashing them all in PathsDigest,
+// so a call with a huge argument, or a patch creating many files with
+// long names, still leaves its line.
+const MaxFieldBytes = 4096
 
 // Outcomes of a call.
 const (
@@ -49,6 +64,12 @@ const (
 	OutcomeRefused = "refused"
 	// OutcomeError is a call that failed on the way (storage, deadline).
 	OutcomeError = "error"
+	// OutcomePending is a change about to commit, appended write-ahead
+	// with Logger.Append before it touches storage; the line saying how
+	// it ended follows, with the same RequestID and Tool. A pending line
+	// with no such line after it is a change whose outcome the log does
+	// not know (the server stopped in between): it may have committed.
+	OutcomePending = "pending"
 )
 
 // Record is one call.
@@ -66,6 +87,11 @@ type Record struct {
 	// Paths are the namespace paths the call named: one for most tools,
 	// source and destination for a copy or a move.
 	Paths []string `json:"paths,omitempty"`
+	// PathsOmitted counts paths Log left out of Paths for the line to
+	// fit; PathsDigest is then the SHA-256 (hex) of all the paths given,
+	// each followed by a newline.
+	PathsOmitted int    `json:"paths_omitted,omitempty"`
+	PathsDigest  string `json:"paths_sha256,omitempty"`
 	// Outcome is one of OutcomeOK, OutcomeRefused, OutcomeError.
 	Outcome string `json:"outcome"`
 	// Reason says why a call was refused or failed, briefly.
@@ -92,12 +118,59 @@ func (r *Record) check() error {
 		return errors.New("no time")
 	case r.Tool == "":
 		return errors.New("no tool")
-	case r.Outcome != OutcomeOK && r.Outcome != OutcomeRefused && r.Outcome != OutcomeError:
-		return fmt.Errorf("outcome %q is none of ok, refused, error", r.Outcome)
+	case r.Outcome != OutcomeOK && r.Outcome != OutcomeRefused && r.Outcome != OutcomeError && r.Outcome != OutcomePending:
+		return fmt.Errorf("outcome %q is none of ok, refused, error, pending", r.Outcome)
 	case r.Duration < 0:
 		return errors.New("negative duration")
 	}
 	return nil
+}
+
+// fit makes r's line fit MaxLineBytes: string fields over MaxFieldBytes
+// become summaries, and paths beyond half a line are left out, counted
+// and hashed.
+func (r *Record) fit() {
+	for _, f := range []*string{&r.RequestID, &r.Tenant, &r.Subject, &r.Tool, &r.Reason, &r.OldHash, &r.NewHash, &r.PathsDigest} {
+		*f = summarize(*f)
+	}
+	budget := MaxLineBytes / 2
+	all := r.Paths
+	kept := make([]string, 0, len(all))
+	for _, p := range all {
+		p = summarize(p)
+		n := jsonLen(p) + 1
+		if n > budget {
+			break
+		}
+		budget -= n
+		kept = append(kept, p)
+	}
+	if len(kept) < len(all) {
+		h := sha256.New()
+		for _, p := range all {
+			io.WriteString(h, p)
+			io.WriteString(h, "\n")
+		}
+		r.PathsOmitted += len(all) - len(kept)
+		r.PathsDigest = hex.EncodeToString(h.Sum(nil))
+	}
+	r.Paths = kept
+}
+
+// summarize returns s, or when its JSON form is longer than
+// MaxFieldBytes a summary of its length and SHA-256.
+func summarize(s string) string {
+	if len(s) <= MaxFieldBytes/6 || jsonLen(s) <= MaxFieldBytes {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("[summarized: %d bytes, sha256:%x]", len(s), sum)
+}
+
+// jsonLen returns the length of s as a JSON string.
+func jsonLen(s string) int {
+	b, _ := json.Marshal(s)
+	return len(b)
 }
 
 // hashLine returns the chain value of a line written as b (without its
@@ -117,6 +190,7 @@ type Logger struct {
 	prev   string
 	err    error
 	sync   func() error // after each line, when set
+	syncer func() error // after a line of Append, when sync is nil
 	closer io.Closer
 }
 
@@ -124,7 +198,11 @@ type Logger struct {
 // chains to: Genesis for a new log, or the Head of the log this one
 // continues (a rotated file's last line).
 func New(w io.Writer, prev string) *Logger {
-	return &Logger{w: w, prev: prev}
+	l := &Logger{w: w, prev: prev}
+	if s, ok := w.(interface{ Sync() error }); ok {
+		l.syncer = s.Sync
+	}
+	return l
 }
 
 // FileOptions configure OpenFile.
@@ -152,7 +230,7 @@ func OpenFile(path string, opts *FileOptions) (*Logger, error) {
 		f.Close()
 		return nil, fmt.Errorf("audit: %s: %w", path, err)
 	}
-	l := &Logger{w: f, prev: Genesis, closer: f}
+	l := &Logger{w: f, prev: Genesis, closer: f, syncer: f.Sync}
 	if last != nil {
 		l.prev = hashLine(last)
 	}
@@ -195,8 +273,33 @@ func lastLine(f *os.File) ([]byte, bool, error) {
 	}
 }
 
-// Log appends r as one line.
+// Log appends r as one line, synced to stable storage when the Logger
+// was opened with FileOptions.Sync. After a write or a sync fails, the
+// Logger is broken for good: Log and Append return that error (see Err).
 func (l *Logger) Log(r Record) error {
+	return l.log(r, false)
+}
+
+// Append appends r as one line and returns only once the line is on
+// stable storage (the file is synced, whatever FileOptions.Sync says; a
+// Logger from New syncs a writer with a Sync method), so a server can
+// append a change's record (OutcomePending) write-ahead, before the
+// change commits, and refuse the change when Append fails.
+func (l *Logger) Append(r Record) error {
+	return l.log(r, true)
+}
+
+// Err returns nil while the Logger can write, and the error that broke
+// it once a write or a sync failed (a full disk, a file size limit) or
+// it was closed. A server refuses changes while Err is not nil, and says
+// so in its log, metrics and readiness.
+func (l *Logger) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+func (l *Logger) log(r Record, durable bool) error {
 	if r.Time.IsZero() {
 		r.Time = time.Now()
 	}
@@ -204,6 +307,7 @@ func (l *Logger) Log(r Record) error {
 	if err := r.check(); err != nil {
 		return fmt.Errorf("audit: record: %w", err)
 	}
+	r.fit()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -220,8 +324,12 @@ func (l *Logger) Log(r Record) error {
 		l.err = fmt.Errorf("audit: log broken by a failed write: %w", err)
 		return l.err
 	}
-	if l.sync != nil {
-		if err := l.sync(); err != nil {
+	sync := l.sync
+	if durable && sync == nil {
+		sync = l.syncer
+	}
+	if sync != nil {
+		if err := sync(); err != nil {
 			l.err = fmt.Errorf("audit: log broken by a failed sync: %w", err)
 			return l.err
 		}
@@ -260,9 +368,17 @@ type Result struct {
 	Lines int
 	// Head is the hash of the last line (the prev the next line would
 	// carry): compare it with an anchor kept elsewhere, since lines cut
-	// off the end leave a chain that verifies.
+	// off the end leave a chain that verifies (VerifyHead does).
 	Head string
+	// HeadLine is, for VerifyHead, the line that hashes to the head it
+	// was given (0 when that head is the prev the log starts from).
+	HeadLine int
 }
+
+// ErrTruncated is the error of VerifyHead for a log whose chain holds but
+// never reaches the head it was given: lines were cut off its end after
+// that head was reported, or it was rewritten from some line on.
+var ErrTruncated = errors.New("audit: the chain holds but never reaches the head given: lines were cut off its end or rewritten")
 
 // LineError is Verify's error: the first line that is not what the chain
 // says it must be.
@@ -289,9 +405,34 @@ func Verify(r io.Reader) (Result, error) {
 	return VerifyFrom(r, Genesis)
 }
 
+// VerifyHead is VerifyFrom for a log that must reach head, a Head the
+// server reported (to its log or metrics, out of the audit file writer's
+// reach) at some time: the log verifies only when head is prev or the
+// hash of one of its lines, so lines cut off after head was reported are
+// found (ErrTruncated) while lines appended since are not a fault. Given
+// the last head a server reported (at its shutdown), lines after it are
+// none of that server's: check also that Result.Head equals head (the
+// lines after HeadLine were appended later, or forged after a cut).
+func VerifyHead(r io.Reader, prev, head string) (Result, error) {
+	res, err := verify(r, prev, head)
+	if err != nil {
+		return res, err
+	}
+	if head != prev && res.HeadLine == 0 {
+		return res, ErrTruncated
+	}
+	return res, nil
+}
+
 // VerifyFrom is Verify for a log whose first line chains to prev, such as
 // a file that continues a rotated one (prev is the rotated file's Head).
 func VerifyFrom(r io.Reader, prev string) (Result, error) {
+	return verify(r, prev, "")
+}
+
+// verify checks the log from r chained to prev, noting in HeadLine the
+// first line that hashes to head.
+func verify(r io.Reader, prev, head string) (Result, error) {
 	br := newLineReader(r)
 	res := Result{Head: prev}
 	for {
@@ -311,6 +452,9 @@ func VerifyFrom(r io.Reader, prev string) (Result, error) {
 			return res, &LineError{Line: res.Lines, Err: err}
 		}
 		res.Head = hashLine(b)
+		if head != "" && res.Head == head && res.HeadLine == 0 {
+			res.HeadLine = res.Lines
+		}
 	}
 }
 

@@ -5,7 +5,9 @@
 //
 // # How usage is counted
 //
-// Stored usage (bytes of regular files and their number) is scanned from
+// Stored usage (bytes of regular files, and the number of entries:
+// files, directories and every other entry, since each takes storage) is
+// scanned from
 // the tenant's storage by a UsageSource the first time a tenant's change
 // is checked, and again once the scan is older than Options.UsageTTL.
 // Between scans each change the server commits moves the cached figure by
@@ -54,7 +56,10 @@ const DefaultUsageTTL = 5 * time.Minute
 type Limits struct {
 	// MaxBytes bounds the bytes of the tenant's regular files.
 	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes,omitempty"`
-	// MaxFiles bounds the number of the tenant's regular files.
+	// MaxFiles bounds the number of the tenant's entries: regular files,
+	// directories and any other entry (a link), each of which takes
+	// storage, so thousands of empty directories do not pass a limit of
+	// five files.
 	MaxFiles int64 `yaml:"max_files" json:"max_files,omitempty"`
 	// CallsPerSecond is the sustained rate of calls.
 	CallsPerSecond float64 `yaml:"calls_per_second" json:"calls_per_second,omitempty"`
@@ -81,7 +86,9 @@ func (l Limits) burst() int {
 
 // Usage is what a tenant stores, or the change a call makes to it.
 type Usage struct {
+	// Bytes are the bytes of regular files.
 	Bytes int64
+	// Files counts entries: regular files, directories and others.
 	Files int64
 }
 
@@ -103,12 +110,18 @@ func Write(oldSize int64, existed bool, size int64) Usage {
 	return Usage{Bytes: size - oldSize}
 }
 
+// Mkdir is the change of creating n directories (create_directory with
+// its missing parents, the parents apply_patch makes for new files, the
+// directories of a copied tree).
+func Mkdir(n int64) Usage { return Usage{Files: n} }
+
 // Remove is the change of removing a file of size bytes.
 func Remove(size int64) Usage { return Usage{Bytes: -size, Files: -1} }
 
 // Resize is the change of one file going from before bytes to after
 // bytes, where -1 stands for no file (created, or removed), as
-// tools.SizeChange spells it.
+// tools.SizeChange spells it. A directory a change creates is spelled
+// -1 to 0 there (SizeChange.Dir), and counts as one entry here.
 func Resize(before, after int64) Usage {
 	var u Usage
 	if before >= 0 {
@@ -131,19 +144,24 @@ type UsageFunc func(ctx context.Context, tenant string) (Usage, error)
 // Usage calls f.
 func (f UsageFunc) Usage(ctx context.Context, tenant string) (Usage, error) { return f(ctx, tenant) }
 
-// ScanFS counts the regular files below the root of fsys and their bytes,
-// for a UsageSource over the io/fs view of a tenant's namespace
-// (backend.FS). Symbolic links and directories count nothing.
+// ScanFS counts the entries below the root of fsys (regular files,
+// directories, links and any other; the root itself is not counted) and
+// the bytes of the regular files, for a UsageSource over the io/fs view
+// of a tenant's namespace (backend.FS).
 func ScanFS(ctx context.Context, fsys fs.FS) (Usage, error) {
 	var u Usage
-	err := fs.WalkDir(fsys, ".", func(_ string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if name == "." {
+			return nil
+		}
 		if !d.Type().IsRegular() {
+			u.Files++
 			return nil
 		}
 		fi, err := d.Info()

@@ -97,8 +97,8 @@ func TestScanFS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u != (Usage{Bytes: 8, Files: 3}) {
-		t.Fatalf("usage %+v, want 8 bytes in 3 files", u)
+	if u != (Usage{Bytes: 8, Files: 6}) {
+		t.Fatalf("usage %+v, want 8 bytes in 6 entries (3 files, 2 directories, 1 link)", u)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

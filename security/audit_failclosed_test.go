@@ -13,9 +13,9 @@ import (
 // storage fails (here /dev/full: every write is ENOSPC), no change
 // reaches storage unrecorded: every later change is refused before it
 // runs and changes nothing, and the server says so in its log, in
-// /readyz (503) and in /metrics; reading goes on. (The change whose line
-// failed is reported as failed; recording a change before it commits is
-// the audit log's write-ahead, not tested here.)
+// /readyz (503) and in /metrics; reading goes on. The record of a change
+// is appended (and synced) before the change commits, so even the first
+// change, whose record is the one that failed, is not made.
 func TestAuditFailClosed(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
@@ -32,6 +32,9 @@ func TestAuditFailClosed(t *testing.T) {
 	}
 	if text, isErr := callTenantTool(t, cs, "write_file", map[string]any{"path": "first.txt", "content": "1\n"}); !isErr || !strings.Contains(text, "audit log") {
 		t.Errorf("the change whose line failed: %q, isError %v", text, isErr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "first.txt")); !os.IsNotExist(err) {
+		t.Errorf("the change whose write-ahead line failed reached storage: %v", err)
 	}
 	before := dirState(t, root)
 	for _, tc := range []struct {

@@ -174,7 +174,11 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		start := time.Now()
 		notes := &callNotes{}
 		end := &callEnd{}
-		res, err := next(tools.WithCallEnd(context.WithValue(ctx, callNotesKey{}, notes), end.note), req)
+		cctx := tools.WithCallEnd(context.WithValue(ctx, callNotesKey{}, notes), end.note)
+		if !t.Annotations.ReadOnly {
+			cctx = tools.WithBeforeCommit(cctx, a.writeAhead(t.Name, req))
+		}
+		res, err := next(cctx, req)
 		if res != nil && len(res.InputRequests) > 0 {
 			// The first round of an approval: the user has yet to
 			// answer and nothing changed; the round that follows the
@@ -214,6 +218,38 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 			return refusal(auditBroken), nil
 		}
 		return res, err
+	}
+}
+
+// writeAhead returns the change listener that appends, durably
+// (audit.Logger.Append), a pending line for each change of the call req
+// before the change commits; a change whose line cannot be appended is
+// cancelled, and the log is then broken for every later change.
+func (a Audit) writeAhead(tool string, req *mcp.CallToolRequest) func(context.Context, *tools.ChangeRequest) error {
+	return func(ctx context.Context, cr *tools.ChangeRequest) error {
+		if _, cancelled := cr.Cancelled(); cancelled {
+			return nil
+		}
+		rec := audit.Record{RequestID: callInfoOf(ctx).requestID, Tool: tool, Outcome: audit.OutcomePending}
+		if req.Extra != nil {
+			if id, err := tenant.FromTokenInfo(req.Extra.TokenInfo); err == nil {
+				rec.Tenant, rec.Subject = string(id.Tenant), id.Subject
+			}
+		}
+		if cr.Source != "" {
+			rec.Paths = append(rec.Paths, cr.Source)
+		}
+		rec.Paths = append(rec.Paths, cr.Path)
+		for _, c := range cr.Sizes {
+			if !slices.Contains(rec.Paths, c.Path) {
+				rec.Paths = append(rec.Paths, c.Path)
+			}
+		}
+		if err := a.Log.Append(rec); err != nil {
+			a.Health.note(ctx, err)
+			cr.Cancel(auditBroken)
+		}
+		return nil
 	}
 }
 

@@ -56,13 +56,62 @@ func TestAuditOutcomes(t *testing.T) {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": tc.path, "content": "abc"}}); err != nil {
 				t.Fatal(err)
 			}
-			var rec audit.Record
-			if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &rec); err != nil {
+			// The line of how the call ended is the last; a change that
+			// commits has its pending line, appended before, just above.
+			lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+			var rec, pending audit.Record
+			if err := json.Unmarshal(lines[len(lines)-1], &rec); err != nil {
 				t.Fatalf("the audit line %q: %v", buf.String(), err)
+			}
+			if tc.outcome == audit.OutcomeOK {
+				if len(lines) != 2 || json.Unmarshal(lines[0], &pending) != nil || pending.Outcome != audit.OutcomePending || pending.RequestID != rec.RequestID {
+					t.Errorf("the change's write-ahead line is missing: %q", buf.String())
+				}
 			}
 			if rec.Outcome != tc.outcome || !strings.Contains(strings.ToLower(rec.Reason), tc.reason) || rec.Bytes != tc.bytes {
 				t.Errorf("audit line %+v, want outcome %s, reason with %q, %d bytes", rec, tc.outcome, tc.reason, tc.bytes)
 			}
 		})
+	}
+}
+
+// TestAuditHugeArgument: a refused call whose argument is longer than
+// an audit line once escaped (a path of 300 KiB of characters JSON
+// escapes six times over: 1.8 MiB, over the 1 MiB line) still leaves its
+// line, with the path summarized by length and hash, and the log
+// verifies.
+func TestAuditHugeArgument(t *testing.T) {
+	ctx := context.Background()
+	var buf bytes.Buffer
+	srv, err := server.New(ctx, server.Config{
+		Namespace: server.NamespaceConfig{Root: t.TempDir()},
+		Audit:     server.Audit{Log: audit.New(&buf, audit.Genesis)},
+		Stateless: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	huge := strings.Repeat("\x01", 300<<10) // 1.8 MiB escaped, over a line
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": huge, "content": "abc"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a 300 KiB path: %v, %+v", err, res)
+	}
+	var rec audit.Record
+	if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &rec); err != nil {
+		t.Fatalf("no audit line for the refused call (%d bytes logged): %v", buf.Len(), err)
+	}
+	if rec.Outcome != audit.OutcomeRefused || len(rec.Paths) != 1 || !strings.Contains(rec.Paths[0], "summarized: 307200 bytes") {
+		t.Errorf("audit line %.300q", buf.String())
+	}
+	if _, err := audit.Verify(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Errorf("the log does not verify: %v", err)
 	}
 }

@@ -236,6 +236,9 @@ func (s *Server) openTenants() error {
 	if len(s.cfg.Skills) > 0 {
 		return errors.New("--skills: not yet served with --tenant-mount")
 	}
+	if err := checkDisjoint(s.cfg.Schemes, s.cfg.TenantMounts); err != nil {
+		return err
+	}
 	var err error
 	s.tenants, err = tenant.NewCache(tenant.CacheOptions[tenant.ID, *Servers]{
 		Size:    cmp.Or(s.cfg.TenantCache, 1000),

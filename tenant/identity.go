@@ -97,7 +97,24 @@ const (
 // a forbidden token passes the SDK's check carrying its error and no
 // Identity, and Middleware answers 403 for it: use Middleware, not
 // TokenVerifier alone, unless you check FromContext's error yourself.
+//
+// The SDK answers a refused token with the error's text as the body, so
+// the error TokenVerifier returns is generic ("invalid token", or "the
+// token could not be verified" for a 500): the cause, which may name the
+// issuer's key set URL or a dial error when the keys cannot be fetched,
+// goes to slog.Default instead (Middleware uses its Logger).
 func TokenVerifier(v Verifier) auth.TokenVerifier {
+	return tokenVerifier(v, nil)
+}
+
+// Public errors of a token that did not verify: the body of the SDK's
+// answer carries their text and nothing of the cause.
+var (
+	errPublicInvalid  = fmt.Errorf("%w", auth.ErrInvalidToken)
+	errPublicInternal = errors.New("the token could not be verified")
+)
+
+func tokenVerifier(v Verifier, log *slog.Logger) auth.TokenVerifier {
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		id, err := v.Verify(ctx, token)
 		if errors.Is(err, ErrForbidden) {
@@ -106,7 +123,14 @@ func TokenVerifier(v Verifier) auth.TokenVerifier {
 			return &auth.TokenInfo{Expiration: time.Now().Add(time.Minute), Extra: map[string]any{forbiddenKey: err}}, nil
 		}
 		if err != nil {
-			return nil, err
+			if log == nil {
+				log = slog.Default()
+			}
+			log.WarnContext(ctx, "tenant: token refused", slog.Int("status", StatusCode(err)), slog.Any("error", err))
+			if errors.Is(err, auth.ErrInvalidToken) {
+				return nil, errPublicInvalid
+			}
+			return nil, errPublicInternal
 		}
 		return TokenInfo(id), nil
 	}
@@ -159,6 +183,9 @@ type MiddlewareOptions struct {
 	// ClockSkew is how long after its expiry a token is still accepted by
 	// the SDK's own check, for issuers whose clock runs ahead.
 	ClockSkew time.Duration
+	// Logger receives why a token was refused (the client gets generic
+	// text); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Middleware returns HTTP middleware that lets a request through only with
@@ -170,7 +197,7 @@ func Middleware(v Verifier, opts *MiddlewareOptions) func(http.Handler) http.Han
 	if opts == nil {
 		opts = &MiddlewareOptions{}
 	}
-	bearer := auth.RequireBearerToken(TokenVerifier(v), &auth.RequireBearerTokenOptions{
+	bearer := auth.RequireBearerToken(tokenVerifier(v, opts.Logger), &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL: opts.ResourceMetadataURL,
 		// Both verifiers enforce expiry themselves; a static token may have
 		// none.

@@ -418,7 +418,8 @@ func (s *Set) loadWhole(ctx context.Context, t target, guard bool) (existing, er
 	info, err := backend.Stat(ctx, s.b, t.resolved)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return existing{}, s.checkParents(ctx, t)
+		dirs, err := s.checkParents(ctx, t)
+		return existing{newDirs: dirs}, err
 	case errors.Is(err, backend.ErrNotDir):
 		return existing{}, parentNotDir(t.display)
 	case err != nil:
@@ -450,20 +451,25 @@ func (s *Set) loadWhole(ctx context.Context, t target, guard bool) (existing, er
 }
 
 // checkParents refuses a new file whose nearest existing ancestor is not
-// a directory; missing parents are created by the write.
-func (s *Set) checkParents(ctx context.Context, t target) error {
+// a directory; missing parents are created by the write, and returned,
+// the nearest to the root first, for the change's Sizes.
+func (s *Set) checkParents(ctx context.Context, t target) ([]string, error) {
+	var missing []string
 	for dir, _ := backend.Split(t.resolved); dir != "."; dir, _ = backend.Split(dir) {
 		info, err := backend.Stat(ctx, s.b, dir)
 		switch {
 		case err == nil && info.IsDir():
-			return nil
+			slices.Reverse(missing)
+			return missing, nil
 		case err == nil, errors.Is(err, backend.ErrNotDir):
-			return parentNotDir(t.display)
+			return nil, parentNotDir(t.display)
 		case !errors.Is(err, fs.ErrNotExist):
-			return s.storageErr(err, t.display)
+			return nil, s.storageErr(err, t.display)
 		}
+		missing = append(missing, dir)
 	}
-	return nil
+	slices.Reverse(missing)
+	return missing, nil
 }
 
 // patchDiffs renders each file's diff, with /dev/null for the missing
@@ -498,10 +504,20 @@ func (s *Set) patchDiffs(ops []*patchOp) ([]string, bool) {
 }
 
 // patchSizes returns the Sizes of a patch's change request: each file it
-// adds, replaces or deletes, and for a move both the source (removed) and
-// the target (created or replaced).
+// adds, replaces or deletes, for a move both the source (removed) and
+// the target (created or replaced), and each directory it creates for a
+// new file (Dir), once.
 func (s *Set) patchSizes(ops []*patchOp) []SizeChange {
 	var out []SizeChange
+	dirs := map[string]bool{}
+	for _, op := range ops {
+		for _, d := range slices.Concat(op.old.newDirs, op.dstOld.newDirs) {
+			if !dirs[d] {
+				dirs[d] = true
+				out = append(out, SizeChange{Path: s.canonical(d), Before: -1, After: 0, Dir: true})
+			}
+		}
+	}
 	for _, op := range ops {
 		after := int64(len(op.data))
 		if op.f.Kind == patch.Delete {

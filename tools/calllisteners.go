@@ -19,6 +19,7 @@ type callListeners struct {
 	// never appended to in place, as contexts derived from one another
 	// share them.
 	change []func(context.Context, *ChangeRequest) error
+	commit []func(context.Context, *ChangeRequest) error
 	event  []func(context.Context, Event)
 	ended  []func(ctx context.Context, tool string, err error)
 	walked *atomic.Int64
@@ -39,6 +40,21 @@ type callListeners struct {
 func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeRequest) error) context.Context {
 	l := listenersOf(ctx)
 	l.change = append(l.change[:len(l.change):len(l.change)], fn)
+	return context.WithValue(ctx, callListenersKey{}, l)
+}
+
+// WithBeforeCommit returns a copy of ctx under which every change request
+// of a tool call is also given to fn once Options.OnChangeRequest and
+// every change listener let it through (none failed or cancelled it),
+// just before the change is made: the change an approval asked the user
+// about is heard only in the round the user accepted it. fn may Cancel
+// the request or fail, as a change listener may; a server appends its
+// write-ahead audit record there (audit.Logger.Append) and cancels the
+// change when the record cannot be written. Hooks run in the order they
+// were added.
+func WithBeforeCommit(ctx context.Context, fn func(context.Context, *ChangeRequest) error) context.Context {
+	l := listenersOf(ctx)
+	l.commit = append(l.commit[:len(l.commit):len(l.commit)], fn)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
@@ -115,7 +131,11 @@ func listenersOf(ctx context.Context) callListeners {
 // added, each only while none before it failed or cancelled the change;
 // or nil for none (then no diff needs to be built for it).
 func (s *Set) changeListener(ctx context.Context) func(context.Context, *ChangeRequest) error {
-	own, call := s.opts.OnChangeRequest, listenersOf(ctx).change
+	l := listenersOf(ctx)
+	own, call := s.opts.OnChangeRequest, l.change
+	if len(l.commit) > 0 {
+		call = append(call[:len(call):len(call)], l.commit...)
+	}
 	switch {
 	case own == nil && len(call) == 0:
 		return nil

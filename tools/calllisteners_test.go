@@ -178,3 +178,55 @@ func TestCallEnd(t *testing.T) {
 		"outer write_file refused read_only", "inner write_file refused read_only",
 	}, "\n"))
 }
+
+// TestBeforeCommit: a hook added with WithBeforeCommit hears a change only
+// after Options.OnChangeRequest and every change listener let it through,
+// whatever order they were added in; a change one of them cancelled is
+// never heard; a hook that cancels stops the change.
+func TestBeforeCommit(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		listener   string // "" lets through, "cancel"
+		hook       string // "" lets through, "cancel"
+		want, file string
+		heard      string
+	}{
+		{"let through", "", "", "Wrote 1 char (1 line) to f.txt.", "b", "own,listener,hook;"},
+		{"listener cancels", "cancel", "", "['f.txt' was not written: no]", "a\n", "own,listener,"},
+		{"hook cancels", "", "cancel", "['f.txt' was not written: audit]", "a\n", "own,listener,hook;"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := localFixture(t)
+			fx.put(t, "f.txt", "a\n")
+			var heard strings.Builder
+			s := newSet(t, fx.b, Options{NoContentHashes: true, OnChangeRequest: func(context.Context, *ChangeRequest) error {
+				heard.WriteString("own,")
+				return nil
+			}})
+			ctx := WithBeforeCommit(context.Background(), func(_ context.Context, r *ChangeRequest) error {
+				heard.WriteString("hook;")
+				if tt.hook == "cancel" {
+					r.Cancel("audit")
+				}
+				return nil
+			})
+			ctx = WithChangeListener(ctx, func(_ context.Context, r *ChangeRequest) error {
+				heard.WriteString("listener,")
+				if tt.listener == "cancel" {
+					r.Cancel("no")
+				}
+				return nil
+			})
+			out, err := s.Call(ctx, "write_file", args(t, "path", "f.txt", "content", "b"))
+			if err != nil || out != tt.want {
+				t.Fatalf("got %q, %v; want %q", out, err, tt.want)
+			}
+			if got := fx.mustGet(t, "f.txt"); got != tt.file {
+				t.Errorf("f.txt holds %q, want %q", got, tt.file)
+			}
+			if heard.String() != tt.heard {
+				t.Errorf("heard %q, want %q", heard.String(), tt.heard)
+			}
+		})
+	}
+}

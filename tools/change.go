@@ -36,6 +36,9 @@ type existing struct {
 	// and its parent was just seen as a directory, which the create's
 	// commit tells the backend (backend.WithKnownMissing).
 	seenMissing bool
+	// newDirs are, for a file about to be created, the missing
+	// directories its creation makes, the nearest to the root first.
+	newDirs []string
 }
 
 // sizeOrNone is ex's size, or -1 for no file (SizeChange's spelling).

@@ -22,9 +22,9 @@ func TestChangeRequests(t *testing.T) {
 		ok(t, s, "write_file", "path", "f.txt", "content", "a\nb")
 		ok(t, s, "edit_file", "path", "f.txt", "old_text", "b", "new_text", "c\n")
 		want := []ChangeRequest{
-			{Path: "new.txt", Operation: "write", Diff: "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y", Sizes: []SizeChange{{"new.txt", -1, 4, ""}}},
-			{Path: "f.txt", Operation: "write", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file", Sizes: []SizeChange{{"f.txt", 4, 3, hashOf("a\nb\n")}}},
-			{Path: "f.txt", Operation: "edit", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c", Sizes: []SizeChange{{"f.txt", 3, 4, hashOf("a\nb")}}},
+			{Path: "new.txt", Operation: "write", Diff: "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y", Sizes: []SizeChange{{"new.txt", -1, 4, "", false}}},
+			{Path: "f.txt", Operation: "write", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file", Sizes: []SizeChange{{"f.txt", 4, 3, hashOf("a\nb\n"), false}}},
+			{Path: "f.txt", Operation: "edit", Diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c", Sizes: []SizeChange{{"f.txt", 3, 4, hashOf("a\nb"), false}}},
 		}
 		if len(got) != len(want) {
 			t.Fatalf("requests %+v", got)
@@ -54,12 +54,12 @@ func TestChangeRequestDiffOfUnshowableContent(t *testing.T) {
 		return nil
 	}})
 	ok(t, s, "write_file", "path", "b.bin", "content", "text")
-	if !reflect.DeepEqual(got, ChangeRequest{Path: "b.bin", Operation: "write", Diff: "--- a/b.bin\n+++ b/b.bin", Truncated: true, Sizes: []SizeChange{{"b.bin", 2, 4, hashOf("\x00\x01")}}}) {
+	if !reflect.DeepEqual(got, ChangeRequest{Path: "b.bin", Operation: "write", Diff: "--- a/b.bin\n+++ b/b.bin", Truncated: true, Sizes: []SizeChange{{"b.bin", 2, 4, hashOf("\x00\x01"), false}}}) {
 		t.Errorf("binary request %#v", got)
 	}
 	m.put("big.txt", string(make([]byte, 0))+stringsRepeat("x\n", 200000))
 	ok(t, s, "write_file", "path", "big.txt", "content", "small")
-	if !reflect.DeepEqual(got, ChangeRequest{Path: "big.txt", Operation: "write", Diff: "--- a/big.txt\n+++ b/big.txt", Truncated: true, Sizes: []SizeChange{{"big.txt", 400000, 5, hashOf(stringsRepeat("x\n", 200000))}}}) {
+	if !reflect.DeepEqual(got, ChangeRequest{Path: "big.txt", Operation: "write", Diff: "--- a/big.txt\n+++ b/big.txt", Truncated: true, Sizes: []SizeChange{{"big.txt", 400000, 5, hashOf(stringsRepeat("x\n", 200000)), false}}}) {
 		t.Errorf("large request %#v", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/internal/udiff"
@@ -165,7 +166,8 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 	if len(entries) > 0 && !recursive {
 		return "", notEmpty
 	}
-	n, err := s.checkTree(ctx, t, t.resolved)
+	read := s.readCheck(ctx, t)
+	n, err := s.checkTree(ctx, t, t.resolved, read)
 	if err != nil {
 		return "", err
 	}
@@ -175,8 +177,14 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 	if n == 0 {
 		err = backend.Remove(ctx, s.b, t.resolved, backend.RemoveOptions{})
 	} else {
-		err = backend.RemoveAll(ctx, s.b, t.resolved, backend.RemoveAllOptions{Check: func(name string, _ backend.DirEntry) error {
-			return s.entryRefusal(t, name)
+		err = backend.RemoveAll(ctx, s.b, t.resolved, backend.RemoveAllOptions{Check: func(name string, e backend.DirEntry) error {
+			if err := s.entryRefusal(t, name); err != nil {
+				return err
+			}
+			if read != nil {
+				return read(name, e)
+			}
+			return nil
 		}})
 	}
 	switch {
@@ -197,16 +205,81 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 // checkTree walks the tree below dir, the directory of the tool target t,
 // and refuses it when the policy does not let one of its entries be
 // changed (a protected or denied path). It returns the number of entries.
-func (s *Set) checkTree(ctx context.Context, t target, dir string) (int, error) {
+// land, when set, is also called for every entry (in the same walk, so
+// storage is listed once) and refuses the tree when it returns an error.
+func (s *Set) checkTree(ctx context.Context, t target, dir string, land func(name string, e backend.DirEntry) error) (int, error) {
 	n := 0
-	err := backend.Walk(ctx, s.b, dir, func(name string, _ backend.DirEntry) error {
+	err := backend.Walk(ctx, s.b, dir, func(name string, e backend.DirEntry) error {
 		n++
-		return s.entryRefusal(t, name)
+		if err := s.entryRefusal(t, name); err != nil {
+			return err
+		}
+		if land != nil {
+			return land(name, e)
+		}
+		return nil
 	})
 	if err != nil {
 		return n, s.storageErr(err, t.display)
 	}
 	return n, nil
+}
+
+// landingCheck returns the land function of checkTree for a directory
+// moved from src to dst: every path the tree lands on below dst is judged
+// at the write level as the entry itself is (a protected or denied path
+// under the destination refuses the move), whatever the source's names
+// were allowed.
+func (s *Set) landingCheck(dst target, src string) func(string, backend.DirEntry) error {
+	return func(name string, _ backend.DirEntry) error {
+		rel, ok := strings.CutPrefix(name, src+"/")
+		if !ok {
+			return nil
+		}
+		return s.entryRefusal(dst, backend.Join(dst.resolved, rel))
+	}
+}
+
+// readCheck returns the land function of checkTree for a recursive
+// delete under Options.RequireRead (nil without it): every regular file
+// the deletion removes must have been read, and not changed since, as for
+// a single file.
+func (s *Set) readCheck(ctx context.Context, t target) func(string, backend.DirEntry) error {
+	if !s.opts.RequireRead {
+		return nil
+	}
+	// A file found read and unchanged once is not read again when the
+	// removal lists the tree a second time; one that appeared meanwhile
+	// is judged then.
+	var mu sync.Mutex
+	checked := map[string]bool{}
+	return func(name string, e backend.DirEntry) error {
+		if !e.Type.IsRegular() {
+			return nil
+		}
+		mu.Lock()
+		done := checked[name]
+		mu.Unlock()
+		if done {
+			return nil
+		}
+		entry := target{display: s.outputPath(name), written: name, resolved: name}
+		seen, ok := s.guard.seen(name)
+		if !ok {
+			return retryf(KindNotRead, "Directory '%s' cannot be changed as a whole: '%s' has not been read yet; read it before changing it.", t.display, entry.display)
+		}
+		cur, err := s.loadSource(ctx, entry)
+		if err != nil {
+			return err
+		}
+		if cur.hash != seen {
+			return retryf(KindConflict, "Directory '%s' cannot be changed as a whole: '%s' changed since it was read; read it again.", t.display, entry.display)
+		}
+		mu.Lock()
+		checked[name] = true
+		mu.Unlock()
+		return nil
+	}
 }
 
 // entryRefusal returns why the entry name of the tree at t cannot be

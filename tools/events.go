@@ -134,9 +134,12 @@ type ChangeRequest struct {
 	Truncated bool
 	// Sizes are the regular files the change creates, replaces or removes
 	// (for OpMove both paths, for OpApplyPatch every file of the patch),
-	// with their sizes, so that a quota can be checked before the change
-	// commits. It is nil for a change to a directory (create_directory,
-	// and the delete, move or copy of a directory), whose size is not read.
+	// with their sizes, and the directories it creates (Dir: those of
+	// create_directory, and the parents apply_patch makes for new files),
+	// so that a quota can be checked before the change commits. It is nil
+	// for the delete or move of a directory, whose size is not read (a
+	// move stays within one mount, to a path that does not exist, so it
+	// grows nothing).
 	Sizes []SizeChange
 
 	cancelled bool
@@ -156,6 +159,9 @@ type SizeChange struct {
 	// approved to the content the change replaces (a diff shows none of a
 	// binary file, and only the start of a large one).
 	BeforeHash string
+	// Dir marks a directory the change creates: Before is -1 and After 0,
+	// so a quota counting entries (quota.Resize) counts it as one.
+	Dir bool
 }
 
 // Cancel stops the change; the model is told reason (or "cancelled by a

@@ -81,7 +81,8 @@ func TestCreateDirectory(t *testing.T) {
 		if rec.events[0] != (DirectoryCreated{Path: "a/b/c"}) {
 			t.Errorf("event %+v", rec.events[0])
 		}
-		if len(requests) != 1 || !reflect.DeepEqual(*requests[0], ChangeRequest{Path: "a/b/c", Operation: "create_directory"}) {
+		if len(requests) != 1 || !reflect.DeepEqual(*requests[0], ChangeRequest{Path: "a/b/c", Operation: "create_directory", Sizes: []SizeChange{
+			{Path: "a", Before: -1, Dir: true}, {Path: "a/b", Before: -1, Dir: true}, {Path: "a/b/c", Before: -1, Dir: true}}}) {
 			t.Errorf("requests %+v", requests)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/fencefs/fencefs/backend"
@@ -38,14 +39,18 @@ func (s *Set) createDirectory(ctx context.Context, raw json.RawMessage) (string,
 	}
 	defer unlock()
 	done := "Created directory: " + p
-	exists, err := s.dirExists(ctx, t)
+	exists, missing, err := s.dirExists(ctx, t)
 	if err != nil || exists {
 		return done, err
 	}
 	if err := s.checkMount(ctx, t); err != nil {
 		return "", err
 	}
-	if msg, err := s.announce(ctx, t, OpCreateDirectory, "", false, "created", nil); err != nil || msg != "" {
+	sizes := make([]SizeChange, len(missing))
+	for i, d := range missing {
+		sizes[i] = SizeChange{Path: s.canonical(d), Before: -1, After: 0, Dir: true}
+	}
+	if msg, err := s.announce(ctx, t, OpCreateDirectory, "", false, "created", sizes); err != nil || msg != "" {
 		return msg, err
 	}
 	if err := backend.MkdirAll(ctx, s.b, t.resolved); err != nil {
@@ -56,31 +61,37 @@ func (s *Set) createDirectory(ctx context.Context, raw json.RawMessage) (string,
 }
 
 // dirExists reports whether t is an existing directory, and refuses a
-// path taken by something else or below a file.
-func (s *Set) dirExists(ctx context.Context, t target) (bool, error) {
+// path taken by something else or below a file. For a missing t it
+// returns the directories creating it makes, the nearest to the root
+// first (t last).
+func (s *Set) dirExists(ctx context.Context, t target) (bool, []string, error) {
 	info, err := backend.Stat(ctx, s.b, t.resolved)
 	switch {
 	case err == nil && info.IsDir():
-		return true, nil
+		return true, nil, nil
 	case err == nil:
-		return false, retryf(KindExists, "Path '%s' exists and is not a directory.", t.display)
+		return false, nil, retryf(KindExists, "Path '%s' exists and is not a directory.", t.display)
 	case errors.Is(err, backend.ErrNotDir):
-		return false, parentNotDir(t.display)
+		return false, nil, parentNotDir(t.display)
 	case !errors.Is(err, fs.ErrNotExist):
-		return false, s.storageErr(err, t.display)
+		return false, nil, s.storageErr(err, t.display)
 	}
+	missing := []string{t.resolved}
 	for dir, _ := backend.Split(t.resolved); dir != "."; dir, _ = backend.Split(dir) {
 		info, err := backend.Stat(ctx, s.b, dir)
 		switch {
 		case err == nil && info.IsDir():
-			return false, nil
+			slices.Reverse(missing)
+			return false, missing, nil
 		case err == nil, errors.Is(err, backend.ErrNotDir):
-			return false, parentNotDir(t.display)
+			return false, nil, parentNotDir(t.display)
 		case !errors.Is(err, fs.ErrNotExist):
-			return false, s.storageErr(err, t.display)
+			return false, nil, s.storageErr(err, t.display)
 		}
+		missing = append(missing, dir)
 	}
-	return false, nil
+	slices.Reverse(missing)
+	return false, missing, nil
 }
 
 // checkMount refuses a directory at the top of a rooted namespace that

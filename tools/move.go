@@ -223,7 +223,7 @@ func (s *Set) inspectTransfer(ctx context.Context, src, dst target, a transferAr
 		return nil, retryf(KindIsDir, "'%s' is a directory; expected_hash applies to files only.", src.display)
 	case info.IsDir():
 		x.dir = true
-		if _, err := s.checkTree(ctx, src, src.resolved); err != nil {
+		if _, err := s.checkTree(ctx, src, src.resolved, s.landingCheck(dst, src.resolved)); err != nil {
 			return nil, err
 		}
 	case !info.IsRegular():

@@ -104,7 +104,9 @@ type Options struct {
 	// down to nothing must get nothing, not the default set).
 	Tools []string
 	// RequireRead refuses write_file and edit_file on an existing file the
-	// Set has not read, or that changed since it was read.
+	// Set has not read, or that changed since it was read, and any other
+	// change that replaces or removes such a file: a delete, a move or
+	// copy over it, and a recursive delete of a directory holding one.
 	RequireRead bool
 	// Permission, when set, is asked before every tool touches storage.
 	Permission policy.Checker

@@ -191,7 +191,7 @@ func TestWriteFileOverAHugeFileStreamsIt(t *testing.T) {
 	})
 	wantEqual(t, out, "['f' was not written: cancelled by a listener]")
 	wantEqual(t, msg, "Conflict: file 'f' has changed (expected hash:000000000000, got hash:"+shortHash(hash)+"). Re-read the file and retry.")
-	if len(got) != 1 || !reflect.DeepEqual(got[0], ChangeRequest{Path: "f", Operation: OpWrite, Diff: "--- a/f\n+++ b/f", Truncated: true, Sizes: []SizeChange{{"f", int64(size), 4, hash}}}) {
+	if len(got) != 1 || !reflect.DeepEqual(got[0], ChangeRequest{Path: "f", Operation: OpWrite, Diff: "--- a/f\n+++ b/f", Truncated: true, Sizes: []SizeChange{{"f", int64(size), 4, hash, false}}}) {
 		t.Errorf("change requests %+v", got)
 	}
 	if alloc > bound {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,7 +52,11 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFatal
 	}
 	defer f.Close()
-	res, err := audit.VerifyFrom(f, *prev)
+	res, err := audit.VerifyHead(f, *prev, cmp.Or(*head, *prev))
+	if errors.Is(err, audit.ErrTruncated) {
+		fmt.Fprintf(stderr, "fencefs: audit verify %s: the chain holds but never reaches head %s (it ends at %s): lines were cut off its end or rewritten from some line on\n", file, *head, res.Head)
+		return exitFatal
+	}
 	if err != nil {
 		var le *audit.LineError
 		if errors.As(err, &le) {
@@ -62,7 +67,8 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFatal
 	}
 	if *head != "" && res.Head != *head {
-		fmt.Fprintf(stderr, "fencefs: audit verify %s: the chain holds but ends at head %s, not %s: lines were cut off its end or rewritten from some line on\n", file, res.Head, *head)
+		fmt.Fprintf(stderr, "fencefs: audit verify %s: the chain reaches head %s at line %d and goes on for %d more lines, to head %s: not lines of a server whose last head that was (give the head it logged last)\n",
+			file, *head, res.HeadLine, res.Lines-res.HeadLine, res.Head)
 		return exitFatal
 	}
 	fmt.Fprintf(stdout, "ok: %d lines, head %s\n", res.Lines, res.Head)

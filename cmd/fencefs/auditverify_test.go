@@ -41,6 +41,8 @@ func TestAuditVerifyAnchors(t *testing.T) {
 		{"full with its head", []string{"verify", "--head", heads[3], full}, exitOK, "ok: 4 lines"},
 		{"cut verifies alone", []string{"verify", cut}, exitOK, "ok: 3 lines"},
 		{"cut against the head", []string{"verify", "--head", heads[3], cut}, exitFatal, "lines were cut off its end"},
+		{"cut before an earlier head", []string{"verify", "--head", heads[2], first}, exitFatal, "never reaches head " + heads[2]},
+		{"grown past an earlier head", []string{"verify", "--head", heads[1], full}, exitFatal, "at line 2 and goes on for 2 more lines"},
 		{"continuation alone", []string{"verify", second}, exitFatal, "line 1"},
 		{"continuation with --prev", []string{"verify", "--prev", heads[1], "--head", heads[3], second}, exitOK, "ok: 2 lines, head " + heads[3]},
 		{"no file", []string{"verify"}, exitFatal, "usage:"},

@@ -274,8 +274,9 @@ func TestServeMCPHost(t *testing.T) {
 			}
 			h.next(t)
 			// The audit log has a line per answered call, none for the
-			// round that asked, and tells the declined change apart.
-			want := []string{"write_file ok ", "write_file refused the user declined the change"}
+			// round that asked, and tells the declined change apart; the
+			// accepted change has its write-ahead line before it.
+			want := []string{"write_file pending ", "write_file ok ", "write_file refused the user declined the change"}
 			if watcher != cs {
 				text := callRefused(t, ctx, watcher, "write_file", map[string]any{"path": "a.txt", "content": "unasked\n"})
 				if !strings.Contains(text, "does not support MCP elicitation") {

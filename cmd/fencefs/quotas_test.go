@@ -138,13 +138,21 @@ func TestServeHTTPQuotaChanges(t *testing.T) {
 	if text, isError := callTool(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": ""}); !isError || !strings.Contains(text, "stored files") {
 		t.Errorf("a fourth file: %q, want a refusal naming stored files", text)
 	}
+	// A directory is an entry too: a fourth one is refused.
+	if text, isError := callTool(t, ctx, cs, "create_directory", map[string]any{"path": "/ws/dir"}); !isError || !strings.Contains(text, "stored files") {
+		t.Errorf("a directory as the fourth entry: %q, want a refusal naming stored files", text)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "dir")); !os.IsNotExist(err) {
+		t.Errorf("dir after a refused create_directory: %v", err)
+	}
+	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "/ws/d.txt"}) // 15 bytes, 2 entries
 	// A directory's move keeps the usage as it was; its delete has no
 	// sizes: the usage is scanned again.
-	callOK(t, ctx, cs, "create_directory", map[string]any{"path": "/ws/dir"})
+	callOK(t, ctx, cs, "create_directory", map[string]any{"path": "/ws/dir"}) // 3 entries
 	callOK(t, ctx, cs, "move_file", map[string]any{"source": "/ws/e.txt", "destination": "/ws/dir/e.txt"})
 	callOK(t, ctx, cs, "move_file", map[string]any{"source": "/ws/dir", "destination": "/ws/moved"})
 	if text, isError := callTool(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": ""}); !isError || !strings.Contains(text, "stored files") {
-		t.Errorf("a fourth file after a directory's move: %q, want a refusal naming stored files", text)
+		t.Errorf("a fourth entry after a directory's move: %q, want a refusal naming stored files", text)
 	}
 	callOK(t, ctx, cs, "delete_file", map[string]any{"path": "/ws/moved", "recursive": true})
 	callOK(t, ctx, cs, "write_file", map[string]any{"path": "/ws/f.txt", "content": "01234"})
