@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 )
@@ -62,8 +63,14 @@ const (
 	// OutcomeRefused is a call refused before it touched storage: policy,
 	// quota, rate limit, a failed precondition or bad arguments.
 	OutcomeRefused = "refused"
-	// OutcomeError is a call that failed on the way (storage, deadline).
+	// OutcomeError is a call that failed on the way (storage, a
+	// listener, the host).
 	OutcomeError = "error"
+	// OutcomeCancelled is a call its caller cancelled before it ended.
+	OutcomeCancelled = "cancelled"
+	// OutcomeTimedOut is a call that ended by a deadline, the caller's
+	// or its own (tools.Options.CallTimeout).
+	OutcomeTimedOut = "timed_out"
 	// OutcomePending is a change about to commit, appended write-ahead
 	// with Logger.Append before it touches storage; the line saying how
 	// it ended follows, with the same RequestID and Tool. A pending line
@@ -92,7 +99,8 @@ type Record struct {
 	// each followed by a newline.
 	PathsOmitted int    `json:"paths_omitted,omitempty"`
 	PathsDigest  string `json:"paths_sha256,omitempty"`
-	// Outcome is one of OutcomeOK, OutcomeRefused, OutcomeError.
+	// Outcome is one of OutcomeOK, OutcomeRefused, OutcomeError,
+	// OutcomeCancelled, OutcomeTimedOut and OutcomePending.
 	Outcome string `json:"outcome"`
 	// Reason says why a call was refused or failed, briefly.
 	Reason string `json:"reason,omitempty"`
@@ -118,8 +126,8 @@ func (r *Record) check() error {
 		return errors.New("no time")
 	case r.Tool == "":
 		return errors.New("no tool")
-	case r.Outcome != OutcomeOK && r.Outcome != OutcomeRefused && r.Outcome != OutcomeError && r.Outcome != OutcomePending:
-		return fmt.Errorf("outcome %q is none of ok, refused, error, pending", r.Outcome)
+	case !slices.Contains([]string{OutcomeOK, OutcomeRefused, OutcomeError, OutcomeCancelled, OutcomeTimedOut, OutcomePending}, r.Outcome):
+		return fmt.Errorf("outcome %q is none of ok, refused, error, cancelled, timed_out, pending", r.Outcome)
 	case r.Duration < 0:
 		return errors.New("negative duration")
 	}

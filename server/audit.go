@@ -294,9 +294,9 @@ func outcome(err error, res *mcp.CallToolResult, end *callEnd, notes *callNotes)
 		case tools.OutcomeError:
 			return audit.OutcomeError, text
 		case tools.OutcomeCancelled:
-			return audit.OutcomeError, "cancelled: " + text
+			return audit.OutcomeCancelled, text
 		case tools.OutcomeTimedOut:
-			return audit.OutcomeError, "timed out: " + text
+			return audit.OutcomeTimedOut, text
 		}
 	}
 	if res != nil && res.IsError {

@@ -18,8 +18,8 @@ import (
 
 // TestAuditOutcomes: the audit line says how a call really ended, from the
 // kind of the tool's error, not from the MCP result's isError alone: a
-// refusal is refused, a call that ran out of its deadline is an error
-// that says so, and only a call that did what it was asked counts the
+// refusal is refused, a call that ran out of its deadline timed out, and
+// only a call that did what it was asked counts the
 // bytes it wrote.
 func TestAuditOutcomes(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,7 +32,7 @@ func TestAuditOutcomes(t *testing.T) {
 	}{
 		{"ok", 0, "a.txt", audit.OutcomeOK, "", 3},
 		{"refused", 0, "secret.txt", audit.OutcomeRefused, "denied", 0},
-		{"timed out", time.Nanosecond, "b.txt", audit.OutcomeError, "timed out", 0},
+		{"timed out", time.Nanosecond, "b.txt", audit.OutcomeTimedOut, "did not finish", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
