@@ -520,6 +520,12 @@ func runHelper(role string) int {
 	case "cas":
 	case "hold":
 		return runHoldHelper()
+	case "fdlimit":
+		if err := runFDLimitHelper(); err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		return 0
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper role", role)
 		return 2
