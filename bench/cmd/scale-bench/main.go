@@ -7,7 +7,7 @@
 // concurrent clients, and prints one table with a goal column and the
 // machine's load beside each row.
 //
-//	scale-bench [-fencefs BIN] [-floor BIN] [-tenants 100,1000] [-clients 16] [-d 3s]
+//	scale-bench [-fencefs BIN] [-floor BIN] [-tenants 100,1000] [-clients 16] [-d 3s] [-phases throughput,churn,memory]
 //	scale-bench -tenants 1000,10000,100000      the memory curve of issue 25
 //
 // Without -fencefs and -floor it builds both (cmd/fencefs and
@@ -56,6 +56,7 @@ type config struct {
 	dur            time.Duration
 	churnTenants   int
 	churnCache     int
+	phases         map[string]bool
 }
 
 func run(args []string, out io.Writer) error {
@@ -69,8 +70,18 @@ func run(args []string, out io.Writer) error {
 	fl.DurationVar(&c.dur, "d", 3*time.Second, "duration of each throughput measurement")
 	fl.IntVar(&c.churnTenants, "churn", 1000, "tenants cycling through the churn measurement")
 	fl.IntVar(&c.churnCache, "churn-cache", 100, "--tenant-cache of the churn measurement")
+	phases := fl.String("phases", "throughput,churn,memory", "the measurements to make, comma-separated")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	c.phases = map[string]bool{}
+	for _, p := range strings.Split(*phases, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "throughput", "churn", "memory":
+			c.phases[p] = true
+		default:
+			return fmt.Errorf("-phases: unknown measurement %q", p)
+		}
 	}
 	for _, f := range strings.Split(tenants, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -101,13 +112,20 @@ func run(args []string, out io.Writer) error {
 	}
 	t := &table{out: out}
 	t.header()
-	if err := throughput(c, fix, t); err != nil {
-		return err
+	if c.phases["throughput"] {
+		if err := throughput(c, fix, t); err != nil {
+			return err
+		}
 	}
-	if err := churn(c, fix, t); err != nil {
-		return err
+	if c.phases["churn"] {
+		if err := churn(c, fix, t); err != nil {
+			return err
+		}
 	}
 	for _, n := range c.tenants {
+		if !c.phases["memory"] {
+			break
+		}
 		if err := memory(c, fix, n, t); err != nil {
 			return err
 		}
@@ -655,7 +673,8 @@ func memory(c config, fix *fixture, n int, t *table) error {
 	return nil
 }
 
-// settle makes cheap calls on tenant 0 until the server has collected
+// settle makes cheap calls on tenant 0, one at a time (so that little
+// is allocated while a collection marks), until the server has collected
 // twice more, and returns the live heap of its last collection in MB.
 func settle(c config, fix *fixture, srv *server) float64 {
 	ctx := context.Background()
@@ -665,12 +684,8 @@ func settle(c config, fix *fixture, srv *server) float64 {
 	}
 	defer cs.Close()
 	want := srv.gcs.Load() + 2
-	for end := time.Now().Add(2 * time.Minute); srv.gcs.Load() < want && time.Now().Before(end); {
-		var wg sync.WaitGroup
-		for range c.clients {
-			wg.Go(func() { call(ctx, cs, "read_file", map[string]any{"path": "/ws/r.txt"}) })
-		}
-		wg.Wait()
+	for end := time.Now().Add(3 * time.Minute); srv.gcs.Load() < want && time.Now().Before(end); {
+		call(ctx, cs, "read_file", map[string]any{"path": "/ws/r.txt"})
 	}
 	return srv.lastLive()
 }
