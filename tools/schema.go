@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -42,7 +43,9 @@ func objectSchema(required []string, props ...prop) json.RawMessage {
 		if err := json.Indent(&out, compact, "", "  "); err != nil {
 			panic("tools: invalid hand-written schema: " + err.Error())
 		}
-		return out.Bytes()
+		// Clipped: an append by a holder of the shared schema copies it
+		// instead of writing into spare capacity others share.
+		return slices.Clip(out.Bytes())
 	})
 }
 

@@ -59,3 +59,31 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// TestSharedSchemasAreClipped checks that two Sets share one input schema
+// and that appending to it cannot write into memory the other reads.
+func TestSharedSchemasAreClipped(t *testing.T) {
+	dir := t.TempDir()
+	var sets [2]*Set
+	for i := range sets {
+		lb, err := local.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lb.Close() })
+		if sets[i], err = New(lb, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := sets[0].Tool(nameReadFile)
+	b, _ := sets[1].Tool(nameReadFile)
+	if &a.InputSchema[0] != &b.InputSchema[0] {
+		t.Error("two Sets of the same options keep two copies of read_file's schema")
+	}
+	if a.Description != b.Description {
+		t.Error("two Sets of the same options describe read_file differently")
+	}
+	if cap(a.InputSchema) != len(a.InputSchema) {
+		t.Errorf("a shared schema has spare capacity (%d > %d) an append would write into", cap(a.InputSchema), len(a.InputSchema))
+	}
+}
