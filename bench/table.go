@@ -27,6 +27,9 @@ const (
 	// requests of one call.
 	MetricLists    = "list-requests"
 	MetricRequests = "requests"
+	// MetricCPU is a child process's CPU time (user and system), in
+	// milliseconds.
+	MetricCPU = "cpu-ms"
 )
 
 // GoalKind says how a row's goal is checked.
@@ -39,6 +42,8 @@ const (
 	RSSUnder
 	// ListsAtMost: MetricLists must be at most Goal.Limit.
 	ListsAtMost
+	// CPUUnder: MetricCPU must be below Goal.Limit.
+	CPUUnder
 )
 
 // Goal is what a row must reach.
@@ -54,6 +59,8 @@ func (g Goal) String() string {
 		return "peak RSS < " + strconv.FormatFloat(g.Limit, 'f', -1, 64) + " MiB"
 	case ListsAtMost:
 		return strconv.FormatFloat(g.Limit, 'f', -1, 64) + " list requests"
+	case CPUUnder:
+		return "CPU < " + strconv.FormatFloat(g.Limit, 'f', -1, 64) + " ms"
 	}
 	return "<= " + strconv.FormatFloat(g.Limit, 'f', -1, 64) + "x"
 }
@@ -85,6 +92,8 @@ func Rows() []Row {
 		{"Mounted/read_file", "read_file through mounted", "same local backend direct", Goal{RatioAtMost, 1.05}},
 		{"S3FindFiles", "find_files over 10,000 S3 keys", "-", Goal{ListsAtMost, 10}},
 		{"S3WriteRSS", "1 GiB streamed write to S3", "-", Goal{RSSUnder, 64}},
+		{"Startup/version", "fencefs version, whole process", "-", Goal{CPUUnder, 3}},
+		{"Startup/call", "fencefs call read_file 4 KiB, whole process", "-", Goal{CPUUnder, 3}},
 	}
 }
 
@@ -221,6 +230,13 @@ func evaluate(res *Results, l *TableLine) (met, ran bool) {
 		all, _ := res.value(b, MetricRequests)
 		l.Ours = fmt.Sprintf("%g list requests (%g requests in all)", lists, all)
 		return lists <= l.Goal.Limit, true
+	case CPUUnder:
+		cpu, ok := res.value(b, MetricCPU)
+		if !ok {
+			return false, false
+		}
+		l.Ours = fmt.Sprintf("CPU %.2f ms", cpu)
+		return cpu < l.Goal.Limit, true
 	}
 	ratio, ok := res.value(b, MetricRatio)
 	if !ok {

@@ -156,3 +156,27 @@ func FuzzParseResults(f *testing.F) {
 		}
 	})
 }
+
+func TestStartupRows(t *testing.T) {
+	for _, tt := range []struct {
+		cpu, met, shown string
+	}{{"2.5", "yes", "CPU 2.50 ms"}, {"8.9", "NO", "CPU 8.90 ms"}} {
+		res, err := ParseResults(strings.NewReader("BenchmarkStartup/version-2 1 1 ns/op " + tt.cpu + " cpu-ms\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, _ := Evaluate(res)
+		found := false
+		for _, l := range lines {
+			if l.Benchmark == "Startup/version" {
+				found = true
+				if l.Met != tt.met || l.Ours != tt.shown {
+					t.Errorf("cpu %s ms against 3: %q, met %q; want %q, %q", tt.cpu, l.Ours, l.Met, tt.shown, tt.met)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no Startup/version row")
+		}
+	}
+}

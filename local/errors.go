@@ -55,9 +55,24 @@ func mapErrno(err error) error {
 	case unix.ENXIO:
 		// Opening a socket, or a device without a driver.
 		return backend.ErrNotRegular
+	case unix.EMFILE, unix.ENFILE:
+		return descriptorLimit{errno}
 	}
 	return errno
 }
+
+// descriptorLimit is the error of an open that found no descriptor left
+// in the process (EMFILE) or the system (ENFILE). errors.Is matches the
+// errno, but it does not unwrap to it: a bare errno passes for a network
+// error (syscall.Errno has Timeout), and a full descriptor table is not
+// an unreachable server.
+type descriptorLimit struct{ errno syscall.Errno }
+
+func (e descriptorLimit) Error() string {
+	return "the server process has no file descriptor left (" + e.errno.Error() + ")"
+}
+
+func (e descriptorLimit) Is(target error) bool { return target == e.errno }
 
 // notDirStat is Stat's error for a path that goes through a file: it is
 // ErrNotDir, and also fs.ErrNotExist, since the path names nothing.

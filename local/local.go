@@ -4,9 +4,7 @@ package local
 
 import (
 	"context"
-	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,12 +28,18 @@ type FS struct {
 	root     string // the cleaned absolute host path of the root, as given
 	realRoot string // root with its symlinks resolved; equal to root without any
 
-	// mu keeps rootfd and dir alive while an open relative to them is in
-	// flight: a descriptor number closed under a running call could be
-	// reused by an unrelated directory.
-	mu     sync.RWMutex
-	rootfd int      // O_PATH directory descriptor of the root; -1 once closed
-	dir    *os.Root // the fallback opener, used instead of openat2 when not nil
+	id       dirKey // the root directory's device and inode
+	fallback bool   // open with os.Root, the kernel has no openat2
+
+	// The open root and its uses, guarded by roots.mu (see rootpool.go).
+	// A root stays open while a call uses it (its descriptor number
+	// could otherwise be reused by an unrelated directory under the
+	// call) and afterwards while the pool keeps it.
+	h          *rootHandle // nil while the root is not open
+	users      int         // calls using h
+	idle       bool        // h is open, unused and on the pool's idle list
+	prev, next *FS         // neighbours on the idle list
+	closed     bool
 
 	// direntBufs holds ListTypes's getdents buffers (*[]byte) between calls.
 	direntBufs sync.Pool
@@ -55,8 +59,12 @@ var (
 )
 
 // New opens the existing directory root as the root of a backend; an
-// empty root is refused. The directory is opened once; renaming or replacing the path root afterwards
-// does not move the backend. Close releases it.
+// empty root is refused. The backend holds no descriptor of its own while
+// no call runs: the root is held open by a pool the process shares,
+// bounded by its descriptor limit, and reopened by its path when the pool
+// gave it back. Renaming or replacing the path root afterwards never moves
+// the backend: a reopened root must be the directory New opened, or calls
+// fail. Close releases it.
 func New(root string) (*FS, error) {
 	return newFS(root, false)
 }
@@ -81,30 +89,75 @@ func newFS(root string, forceRoot bool) (*FS, error) {
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
 	}
-	f := &FS{root: abs, realRoot: realRoot, rootfd: fd}
-	if forceRoot || !openat2Supported(fd) {
-		if f.dir, err = openFallbackRoot(abs, fd); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
+	}
+	f := &FS{root: abs, realRoot: realRoot, id: dirKey{uint64(st.Dev), st.Ino}}
+	f.fallback = forceRoot || !openat2Supported(fd)
+	h := &rootHandle{fd: fd}
+	if f.fallback {
+		if h.dir, err = openFallbackRoot(abs, fd); err != nil {
 			unix.Close(fd)
 			return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
 		}
 	}
+	// The root becomes the pool's, as after a call.
+	f.h, f.users = h, 1
+	roots.release(f)
 	return f, nil
+}
+
+// openRoot opens the root again by its path, checking that it is still
+// the directory New opened.
+func (f *FS) openRoot() (*rootHandle, error) {
+	fd, err := unix.Open(f.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT || err == unix.ENOTDIR {
+		return nil, errRootMoved
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if (dirKey{uint64(st.Dev), st.Ino}) != f.id {
+		unix.Close(fd)
+		return nil, errRootMoved
+	}
+	h := &rootHandle{fd: fd}
+	if f.fallback {
+		if h.dir, err = openFallbackRoot(f.root, fd); err != nil {
+			unix.Close(fd)
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// withRoot runs fn with the open root, opening it first if need be. An fn
+// that runs out of descriptors runs once more after the pool has given
+// back its idle roots.
+func (f *FS) withRoot(fn func(h *rootHandle) error) error {
+	h, err := roots.acquire(f)
+	if err != nil {
+		return err
+	}
+	defer roots.release(f)
+	err = fn(h)
+	if isDescriptorLimit(err) && roots.shed() > 0 {
+		err = fn(h)
+	}
+	return err
 }
 
 // Close releases the root directory. Calls made after Close fail with
 // fs.ErrClosed; a second Close does nothing.
 func (f *FS) Close() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.rootfd < 0 {
-		return nil
-	}
-	err := unix.Close(f.rootfd)
-	f.rootfd = -1
-	if f.dir != nil {
-		err = errors.Join(err, f.dir.Close())
-	}
-	return err
+	return roots.close(f)
 }
 
 // Capabilities describes the local disk.
@@ -178,35 +231,28 @@ func (f *FS) hostRel(p string) (string, bool) {
 // a symlink anywhere gives ELOOP. flags are open(2) flags; O_CLOEXEC is
 // always added. Errors are raw errnos for the callers to classify.
 func (f *FS) open(name string, flags int) (int, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.rootfd < 0 {
-		return -1, fs.ErrClosed
+	h, err := roots.acquire(f)
+	if err != nil {
+		return -1, err
 	}
-	if f.dir != nil {
-		return openInRoot(f.dir, name, flags|unix.O_CLOEXEC)
+	defer roots.release(f)
+	fd, err := h.openat(name, flags|unix.O_CLOEXEC)
+	if isDescriptorLimit(err) && roots.shed() > 0 {
+		fd, err = h.openat(name, flags|unix.O_CLOEXEC)
 	}
-	return openat2(f.rootfd, name, flags|unix.O_CLOEXEC)
+	return fd, err
 }
 
 // fstatRoot stats the root directory itself.
 func (f *FS) fstatRoot(st *unix.Stat_t) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.rootfd < 0 {
-		return fs.ErrClosed
-	}
-	return ignoringEINTR(func() error { return unix.Fstat(f.rootfd, st) })
+	return f.withRoot(func(h *rootHandle) error {
+		return ignoringEINTR(func() error { return unix.Fstat(h.fd, st) })
+	})
 }
 
 // fstatatRoot lstats the single component name of the root directory.
 func (f *FS) fstatatRoot(name string, st *unix.Stat_t) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if f.rootfd < 0 {
-		return fs.ErrClosed
-	}
-	return fstatat(f.rootfd, name, st)
+	return f.withRoot(func(h *rootHandle) error { return fstatat(h.fd, name, st) })
 }
 
 // checkPath refuses a non-canonical name and one naming a pending write's

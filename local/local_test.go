@@ -63,10 +63,10 @@ func openTestFS(t testing.TB, o opener, root string) *FS {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	if !o.forceRoot && f.dir != nil {
+	if !o.forceRoot && f.fallback {
 		t.Skip("openat2 is not available on this kernel; the os.Root fallback runs the same tests")
 	}
-	if o.forceRoot && f.dir == nil {
+	if o.forceRoot && !f.fallback {
 		t.Fatal("fallback requested but not in use")
 	}
 	return f

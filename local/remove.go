@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -131,17 +132,20 @@ func lockDirs(ctx context.Context, a, b int) (unlock func(), err error) {
 			fds = []int{b, a}
 		}
 	}
-	for i, fd := range fds {
-		if err := lockDir(ctx, fd); err != nil {
-			for _, held := range fds[:i] {
-				unix.Flock(held, unix.LOCK_UN)
+	held := make([]*heldLock, 0, len(fds))
+	for _, fd := range fds {
+		h, err := lockDir(ctx, fd)
+		if err != nil {
+			for _, h := range slices.Backward(held) {
+				h.release()
 			}
 			return nil, err
 		}
+		held = append(held, h)
 	}
 	return func() {
-		for _, fd := range fds {
-			unix.Flock(fd, unix.LOCK_UN)
+		for _, h := range slices.Backward(held) {
+			h.release()
 		}
 	}, nil
 }

@@ -13,7 +13,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -271,10 +270,11 @@ func (w *fileWriter) Commit() error {
 // the directory lock that makes check and rename one step for every
 // fencefs writer, in any process.
 func (w *fileWriter) swap() error {
-	if err := lockDir(w.ctx, w.dirfd); err != nil {
+	lock, err := lockDir(w.ctx, w.dirfd)
+	if err != nil {
 		return err
 	}
-	defer unix.Flock(w.dirfd, unix.LOCK_UN)
+	defer lock.release()
 	if err := w.checkTarget(); err != nil {
 		return err
 	}
@@ -292,31 +292,6 @@ func (w *fileWriter) swap() error {
 	}
 	return unix.Renameat(w.dirfd, w.tmp, w.dirfd, w.base)
 }
-
-// lockDir takes the exclusive flock on dirfd, waiting until ctx ends. A
-// blocking flock cannot be interrupted, so a writer that finds the lock
-// taken tries again at growing intervals of at most lockPoll.
-func lockDir(ctx context.Context, dirfd int) error {
-	wait := time.Millisecond
-	for {
-		err := ignoringEINTR(func() error { return unix.Flock(dirfd, unix.LOCK_EX|unix.LOCK_NB) })
-		if err != unix.EWOULDBLOCK {
-			return err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		wait = min(2*wait, lockPoll)
-	}
-}
-
-// lockPoll is the longest pause between two tries of a taken directory
-// lock: short against a write's deadline, long enough to cost nothing.
-const lockPoll = 20 * time.Millisecond
 
 // checkTarget checks that the target is missing or a regular file and that
 // the precondition holds, and gives the temporary file the target's

@@ -516,7 +516,17 @@ func TestCASProcesses(t *testing.T) {
 
 // runHelper runs the subprocess role of a test and returns its exit code.
 func runHelper(role string) int {
-	if role != "cas" {
+	switch role {
+	case "cas":
+	case "hold":
+		return runHoldHelper()
+	case "fdlimit":
+		if err := runFDLimitHelper(); err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		return 0
+	default:
 		fmt.Fprintln(os.Stderr, "unknown helper role", role)
 		return 2
 	}

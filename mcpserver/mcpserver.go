@@ -120,7 +120,7 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 		rand.Read(h.key)
 	}
 	sopts := &mcp.ServerOptions{
-		Logger:       opts.Logger,
+		Logger:       SDKLogger(opts.Logger),
 		Instructions: opts.Instructions,
 		// No MCP logging capability: logs go to the Logger, not to the
 		// client.

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -52,7 +53,7 @@ func (s *Server) MCPHandler() http.Handler { return s.mcpHandler }
 func (s *Server) newHandler() http.Handler {
 	hc := s.cfg.HTTP
 	var handler http.Handler = mcp.NewStreamableHTTPHandler(s.getServer,
-		&mcp.StreamableHTTPOptions{Logger: s.logger, SessionTimeout: cmp.Or(hc.SessionTimeout, DefaultSessionTimeout), Stateless: s.cfg.Stateless, MaxRequestBodyBytes: hc.MaxRequestBytes})
+		&mcp.StreamableHTTPOptions{Logger: mcpserver.SDKLogger(s.logger), SessionTimeout: cmp.Or(hc.SessionTimeout, DefaultSessionTimeout), Stateless: s.cfg.Stateless, MaxRequestBodyBytes: hc.MaxRequestBytes})
 	mux := http.NewServeMux()
 	s.health(mux)
 	mux.Handle("GET /metrics", s.metrics.Handler())

@@ -223,7 +223,14 @@ func (n *Namespace) open(ctx context.Context, c NamespaceConfig, o *mountspec.Op
 			n.counted[m.Name] = true
 		}
 		children[m.Name] = c.Tracing.Backend(b, m.Name)
-		n.logger.InfoContext(ctx, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
+		// The server's own mounts are worth a line at start-up; a
+		// tenant's open at its requests, and a line each would cost a
+		// stateless request a line whenever its tenant is not cached.
+		level := slog.LevelInfo
+		if callInfoOf(ctx).tenant != "" {
+			level = slog.LevelDebug
+		}
+		n.logger.Log(ctx, level, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
 	}
 	return mounted.New(children)
 }

@@ -386,7 +386,13 @@ func (s *Server) newServers(ns *Namespace) *Servers {
 	for _, t := range ns.set.Tools() {
 		offered = append(offered, t.Name)
 	}
-	return &Servers{s: s, ns: ns, probe: ns.probe(), offered: offered, changes: mcpserver.NewChanges(), byList: map[string]*mcp.Server{}}
+	v := &Servers{s: s, ns: ns, offered: offered, changes: mcpserver.NewChanges(), byList: map[string]*mcp.Server{}}
+	if s.hashGuard(false) {
+		// Only the stateless require-read check uses the probe: a
+		// tenant without it does not pay for a tool set of its own.
+		v.probe = ns.probe()
+	}
+	return v
 }
 
 // Namespace returns the namespace the servers serve.
@@ -420,9 +426,13 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 		// reach another; the expected_hash the read returned stands in.
 		opts.RequireRead = false
 	}
-	set, err := tools.New(v.ns.b, opts)
-	if err != nil {
-		return nil, err
+	set := v.ns.set
+	if newSession || guard || opts.RequireRead || !slices.Equal(list, v.offered) {
+		// A set of its own: a session's reads, or other tools.
+		var err error
+		if set, err = tools.New(v.ns.b, opts); err != nil {
+			return nil, err
+		}
 	}
 	srv := v.s.newMCPServer(set, v, guard, stdio)
 	if !newSession {

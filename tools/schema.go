@@ -3,7 +3,9 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"sync"
 )
 
 // prop is one property of a tool's input schema: its name and its
@@ -15,9 +17,10 @@ type prop struct {
 
 // objectSchema assembles a flat draft 2020-12 object schema from
 // hand-written properties, in the given order, with additionalProperties
-// false.
+// false. The result is the process's shared copy (see textCache).
 func objectSchema(required []string, props ...prop) json.RawMessage {
-	var b bytes.Buffer
+	b := schemaBufs.Get().(*bytes.Buffer)
+	defer func() { b.Reset(); schemaBufs.Put(b) }()
 	b.WriteString(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{`)
 	for i, p := range props {
 		if i > 0 {
@@ -35,12 +38,20 @@ func objectSchema(required []string, props ...prop) json.RawMessage {
 		b.WriteString(strconv.Quote(r))
 	}
 	b.WriteString(`],"additionalProperties":false}`)
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
-		panic("tools: invalid hand-written schema: " + err.Error())
-	}
-	return out.Bytes()
+	return shared.schema(b.Bytes(), func(compact []byte) json.RawMessage {
+		var out bytes.Buffer
+		if err := json.Indent(&out, compact, "", "  "); err != nil {
+			panic("tools: invalid hand-written schema: " + err.Error())
+		}
+		// Clipped: an append by a holder of the shared schema copies it
+		// instead of writing into spare capacity others share.
+		return slices.Clip(out.Bytes())
+	})
 }
+
+// schemaBufs holds objectSchema's buffers between calls: the compact
+// schema is only a key, once its indented form is known.
+var schemaBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // expectedHashProp is the expected_hash property of write_file and
 // edit_file, present only when content hashes are on.

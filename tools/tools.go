@@ -88,7 +88,8 @@ type Tool struct {
 	// Description tells the model what the tool does and its limits.
 	Description string
 	// InputSchema is the JSON Schema (draft 2020-12) of the arguments: a
-	// flat object with additionalProperties false.
+	// flat object with additionalProperties false. Sets with the same
+	// options share it: it must not be modified.
 	InputSchema json.RawMessage
 	// Annotations are hints for hosts.
 	Annotations Annotations
@@ -181,6 +182,7 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	s.byName = make(map[string]*Tool)
 	for _, name := range opts.Tools {
 		t := s.build(name)
+		t.Description = shared.intern(t.Description)
 		t.call = s.withPathHints(name, t.call)
 		t.timeout = opts.CallTimeout
 		s.tools = append(s.tools, t)

@@ -10,7 +10,7 @@
 // plus 20%. scripts/mcp-bench.sh builds and runs it.
 //
 //	mcp-bench -fencefs BIN [-node SERVER.js] [-n 500]   run the comparison
-//	mcp-bench floor [-http ADDR]                        the floor server (stdio by default)
+//	mcp-bench floor [-http ADDR [-stateless]]           the floor server (stdio by default)
 package main
 
 import (
@@ -454,6 +454,7 @@ func cpuTime(pid int) time.Duration {
 func floor(args []string) error {
 	fs := flag.NewFlagSet("floor", flag.ContinueOnError)
 	addr := fs.String("http", "", "serve streamable HTTP on ADDR instead of stdio")
+	stateless := fs.Bool("stateless", false, "with -http, answer each request on its own, as fencefs serve does by default")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -473,7 +474,7 @@ func floor(args []string) error {
 	if *addr == "" {
 		return server.Run(context.Background(), &mcp.StdioTransport{})
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
 	return http.ListenAndServe(*addr, mux)

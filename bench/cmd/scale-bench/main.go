@@ -1,0 +1,734 @@
+// Command scale-bench measures what tenants cost one `fencefs serve
+// --http` replica: memory and descriptors per cached tenant, the CPU a
+// cold tenant costs over a warm one, read_file and edit_file throughput
+// and tails, and the same client against the Go SDK's own floor server.
+// It starts the server with static tokens and `--tenant-mount
+// ws=local:DIR/{tenant}`, drives it with the official Go SDK client from
+// concurrent clients, and prints one table with a goal column and the
+// machine's load beside each row.
+//
+//	scale-bench [-fencefs BIN] [-floor BIN] [-tenants 100,1000] [-clients 16] [-d 3s] [-phases throughput,churn,memory]
+//	scale-bench -tenants 1000,10000,100000      the memory curve of issue 25
+//
+// Without -fencefs and -floor it builds both (cmd/fencefs and
+// bench/cmd/mcp-bench) from the module it runs in. The default run takes
+// about a minute; go test never runs it.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/tenant"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "scale-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what the flags choose.
+type config struct {
+	fencefs, floor string
+	tenants        []int
+	clients        int
+	dur            time.Duration
+	churnTenants   int
+	churnCache     int
+	phases         map[string]bool
+}
+
+func run(args []string, out io.Writer) error {
+	fl := flag.NewFlagSet("scale-bench", flag.ContinueOnError)
+	var c config
+	var tenants string
+	fl.StringVar(&c.fencefs, "fencefs", "", "the fencefs binary (built from this module when empty)")
+	fl.StringVar(&c.floor, "floor", "", "the mcp-bench binary whose floor server is the SDK's floor (built when empty; \"none\" skips the row)")
+	fl.StringVar(&tenants, "tenants", "100,1000", "tenant counts of the memory curve, comma-separated")
+	fl.IntVar(&c.clients, "clients", 16, "concurrent clients")
+	fl.DurationVar(&c.dur, "d", 3*time.Second, "duration of each throughput measurement")
+	fl.IntVar(&c.churnTenants, "churn", 1000, "tenants cycling through the churn measurement")
+	fl.IntVar(&c.churnCache, "churn-cache", 100, "--tenant-cache of the churn measurement")
+	phases := fl.String("phases", "throughput,churn,memory", "the measurements to make, comma-separated")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	c.phases = map[string]bool{}
+	for _, p := range strings.Split(*phases, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "throughput", "churn", "memory":
+			c.phases[p] = true
+		default:
+			return fmt.Errorf("-phases: unknown measurement %q", p)
+		}
+	}
+	for _, f := range strings.Split(tenants, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-tenants: %q is not a tenant count", f)
+		}
+		c.tenants = append(c.tenants, n)
+	}
+	work, err := os.MkdirTemp("", "scale-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if c.fencefs == "" {
+		if c.fencefs, err = build(work, "github.com/fencefs/fencefs/cmd/fencefs"); err != nil {
+			return err
+		}
+	}
+	if c.floor == "" {
+		if c.floor, err = build(work, "github.com/fencefs/fencefs/bench/cmd/mcp-bench"); err != nil {
+			return err
+		}
+	}
+	maxTenants := max(slices.Max(c.tenants), c.churnTenants, 100)
+	fix, err := newFixture(work, maxTenants)
+	if err != nil {
+		return err
+	}
+	t := &table{out: out}
+	t.header()
+	if c.phases["throughput"] {
+		if err := throughput(c, fix, t); err != nil {
+			return err
+		}
+	}
+	if c.phases["churn"] {
+		if err := churn(c, fix, t); err != nil {
+			return err
+		}
+	}
+	for _, n := range c.tenants {
+		if !c.phases["memory"] {
+			break
+		}
+		if err := memory(c, fix, n, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build compiles pkg into dir and returns the binary's path.
+func build(dir, pkg string) (string, error) {
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building %s: %w", pkg, err)
+	}
+	return bin, nil
+}
+
+// fixture is the tenants' directories and their token file.
+type fixture struct {
+	dir       string   // DIR of ws=local:DIR/{tenant}
+	tokenFile string   // every tenant's token, scopes files:read and files:write
+	tokens    []string // tenant i's bearer token
+}
+
+// readContent is r.txt, the 4 KiB file read_file reads.
+var readContent = strings.Repeat("the quick brown fox jumps over the lazy dog, line of text\n", 80)[:4096]
+
+// editLines is e<w>.txt, the file client w edits (line 40 toggles).
+func editLines() string {
+	var b strings.Builder
+	for i := 1; i <= 80; i++ {
+		fmt.Fprintf(&b, "line %d x\n", i)
+	}
+	return b.String()
+}
+
+// newFixture makes n tenants: t<i>/r.txt, t<i>/e<w>.txt for 16 clients,
+// and a token file.
+func newFixture(work string, n int) (*fixture, error) {
+	f := &fixture{dir: filepath.Join(work, "tenants"), tokenFile: filepath.Join(work, "tokens.yaml")}
+	var tf strings.Builder
+	tf.WriteString("tokens:\n")
+	edit := editLines()
+	for i := range n {
+		d := filepath.Join(f.dir, tenantID(i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(d, "r.txt"), []byte(readContent), 0o644); err != nil {
+			return nil, err
+		}
+		if i < 100 {
+			for w := range 64 {
+				if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("e%d.txt", w)), []byte(edit), 0o644); err != nil {
+					return nil, err
+				}
+			}
+		}
+		var raw [16]byte
+		rand.Read(raw[:])
+		tok := hex.EncodeToString(raw[:])
+		f.tokens = append(f.tokens, tok)
+		fmt.Fprintf(&tf, "  - {name: %s, sha256: %s, tenant: %s, scopes: [files:read, files:write]}\n", tenantID(i), tenant.HashToken(tok), tenantID(i))
+	}
+	return f, os.WriteFile(f.tokenFile, []byte(tf.String()), 0o600)
+}
+
+func tenantID(i int) string { return "t" + strconv.Itoa(i) }
+
+// server is a running fencefs serve or floor server.
+type server struct {
+	cmd  *exec.Cmd
+	url  string
+	pid  int
+	mu   sync.Mutex
+	live []float64 // MB live after each collection (gctrace)
+	gcs  atomic.Int64
+	logs atomic.Int64 // log lines other than gctrace
+}
+
+// gcLine matches a gctrace line's heap sizes: start->end->live MB.
+var gcLine = regexp.MustCompile(`^gc \d+ .* (\d+)->(\d+)->(\d+) MB`)
+
+// start runs bin with args on a free loopback port and waits until it
+// answers; mcpPath is where its MCP endpoint is.
+func start(bin string, args []string, env []string) (*server, error) {
+	addr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args = append(slices.Clone(args), addr)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(append(os.Environ(), "GODEBUG=gctrace=1"), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, url: "http://" + addr + "/mcp", pid: cmd.Process.Pid}
+	go s.readLog(stderr)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("%s did not listen on %s within a minute", bin, addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readLog counts the server's log lines and keeps the live heap of each
+// collection.
+func (s *server) readLog(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := gcLine.FindStringSubmatch(line); m != nil {
+			live, _ := strconv.ParseFloat(m[3], 64)
+			s.mu.Lock()
+			s.live = append(s.live, live)
+			s.mu.Unlock()
+			s.gcs.Add(1)
+			continue
+		}
+		s.logs.Add(1)
+		if os.Getenv("SCALE_BENCH_LOG") != "" {
+			fmt.Fprintln(os.Stderr, line)
+		}
+	}
+}
+
+// lastLive returns the live heap of the last collection, in MB.
+func (s *server) lastLive() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.live) == 0 {
+		return 0
+	}
+	return s.live[len(s.live)-1]
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// cpu returns the server's user and system CPU time so far.
+func (s *server) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
+}
+
+// rss returns the server's resident set in MB.
+func (s *server) rss() float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// fds returns how many descriptors the server holds.
+func (s *server) fds() int {
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.pid))
+	return len(ents)
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// startFencefs starts `fencefs serve --http` over the fixture with the
+// given tenant cache.
+func startFencefs(c config, fix *fixture, cache int) (*server, error) {
+	return start(c.fencefs, []string{"serve", "--auth", "tokens", "--token-file", fix.tokenFile,
+		"--tenant-mount", "ws=local:" + fix.dir + "/{tenant}", "--tenant-cache", strconv.Itoa(cache), "--http"}, nil)
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// transport is shared by every client: connections are reused, as an
+// agent platform's would be.
+var transport = &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}
+
+// connect opens an SDK client session to url with token ("" for none).
+func connect(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
+	var rt http.RoundTripper = transport
+	if token != "" {
+		rt = bearer{token, transport}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "scale-bench", Version: "1"}, nil)
+	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+}
+
+// call makes one tool call and fails on a tool error too.
+func call(ctx context.Context, s *mcp.ClientSession, tool string, args map[string]any) error {
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		text := ""
+		if len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				text = tc.Text
+			}
+		}
+		return fmt.Errorf("%s: %s", tool, text)
+	}
+	return nil
+}
+
+// result is one throughput measurement.
+type result struct {
+	ops     int
+	elapsed time.Duration
+	lat     []time.Duration
+	cpu     time.Duration // the server's
+	logs    int64         // the server's log lines
+}
+
+func (r result) opsPerSec() float64 { return float64(r.ops) / r.elapsed.Seconds() }
+func (r result) cpuPerOp() time.Duration {
+	if r.ops == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.ops)
+}
+func (r result) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	s := slices.Clone(r.lat)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1))]
+}
+
+// drive runs c.clients clients for dur (or until each has made its calls
+// when dur is 0); op makes client w's call number i with the session
+// sessions(w, i) gives.
+func drive(c config, srv *server, dur time.Duration, perClient int, op func(ctx context.Context, w, i int) error) (result, error) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var lat []time.Duration
+	var first error
+	cpu0, logs0 := srv.cpu(), srv.logs.Load()
+	start := time.Now()
+	end := start.Add(dur)
+	var wg sync.WaitGroup
+	for w := range c.clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			for i := 0; ; i++ {
+				if dur > 0 && time.Now().After(end) || dur == 0 && i >= perClient {
+					break
+				}
+				t0 := time.Now()
+				if err := op(ctx, w, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	r := result{ops: len(lat), elapsed: time.Since(start), lat: lat, cpu: srv.cpu() - cpu0, logs: srv.logs.Load() - logs0}
+	return r, first
+}
+
+// sessions keeps one client session per client and tenant.
+type sessions struct {
+	url string
+	fix *fixture
+	mu  sync.Mutex
+	m   map[[2]int]*mcp.ClientSession
+}
+
+func (s *sessions) get(ctx context.Context, w, t int) (*mcp.ClientSession, error) {
+	s.mu.Lock()
+	cs := s.m[[2]int{w, t}]
+	s.mu.Unlock()
+	if cs != nil {
+		return cs, nil
+	}
+	tok := ""
+	if s.fix != nil {
+		tok = s.fix.tokens[t]
+	}
+	cs, err := connect(ctx, s.url, tok)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.m[[2]int{w, t}] = cs
+	s.mu.Unlock()
+	return cs, nil
+}
+
+func (s *sessions) close() {
+	for _, cs := range s.m {
+		cs.Close()
+	}
+}
+
+// readOp reads r.txt with client w's session to tenant tenantOf(w, i).
+func readOp(ss *sessions, tenantOf func(w, i int) int) func(ctx context.Context, w, i int) error {
+	return func(ctx context.Context, w, i int) error {
+		cs, err := ss.get(ctx, w, tenantOf(w, i))
+		if err != nil {
+			return err
+		}
+		return call(ctx, cs, "read_file", map[string]any{"path": "/ws/r.txt"})
+	}
+}
+
+// editOp toggles line 40 of e<w>.txt in tenant tenantOf(w, i); only
+// client w edits that file, so toggled knows its state.
+func editOp(ss *sessions, toggled *sync.Map, tenantOf func(w, i int) int) func(ctx context.Context, w, i int) error {
+	return func(ctx context.Context, w, i int) error {
+		t := tenantOf(w, i)
+		cs, err := ss.get(ctx, w, t)
+		if err != nil {
+			return err
+		}
+		from, to := "line 40 x", "line 40 y"
+		key := [2]int{t, w}
+		if v, _ := toggled.Load(key); v == true {
+			from, to = to, from
+		}
+		if err := call(ctx, cs, "edit_file", map[string]any{"path": fmt.Sprintf("/ws/e%d.txt", w), "old_text": from, "new_text": to}); err != nil {
+			return err
+		}
+		toggled.Store(key, from == "line 40 x")
+		return nil
+	}
+}
+
+// throughput measures read_file over 1, 100 and 1,000 tenants, the same
+// client against the SDK's floor server, and edit_file in one tenant
+// against 100.
+func throughput(c config, fix *fixture, t *table) error {
+	srv, err := startFencefs(c, fix, 1000)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	ss := &sessions{url: srv.url, fix: fix, m: map[[2]int]*mcp.ClientSession{}}
+	defer ss.close()
+	var warm result
+	for _, n := range []int{1, 100, 1000} {
+		if n > len(fix.tokens) {
+			continue
+		}
+		of := func(w, i int) int { return (w + i*c.clients) % n }
+		// Every session opened, every tenant cached: the steady state.
+		if _, err := drive(c, srv, 0, (n+c.clients-1)/c.clients, readOp(ss, of)); err != nil {
+			return err
+		}
+		r, err := drive(c, srv, c.dur, 0, readOp(ss, of))
+		if err != nil {
+			return err
+		}
+		if n == 1 {
+			warm = r
+		}
+		t.row(fmt.Sprintf("read_file 4 KiB, %d tenants", n), r.rate(), "", "")
+		t.row("  server CPU per call", us(r.cpuPerOp()), "", "")
+		if n == 100 {
+			t.row("  server log lines per call", fmt.Sprintf("%.2f", float64(r.logs)/float64(r.ops)), "0", okIf(r.logs == 0))
+		}
+	}
+	if c.floor != "none" {
+		if err := floorRow(c, warm, t); err != nil {
+			return err
+		}
+	}
+	var toggled sync.Map
+	one, err := drive(c, srv, c.dur, 0, editOp(ss, &toggled, func(w, i int) int { return 0 }))
+	if err != nil {
+		return err
+	}
+	spread, err := drive(c, srv, c.dur, 0, editOp(ss, &toggled, func(w, i int) int { return 1 + (w+i*c.clients)%99 }))
+	if err != nil {
+		return err
+	}
+	t.row("edit_file, 16 clients in one tenant", one.rate(), "", "")
+	t.row("edit_file, spread over 99 tenants", spread.rate(), "", "")
+	ratio := float64(one.pct(0.99)) / float64(spread.pct(0.99))
+	t.row("  edit_file p99 one tenant / spread", fmt.Sprintf("%.2fx", ratio), "<= 2x", okIf(ratio <= 2))
+	return nil
+}
+
+// floorRow measures read_file's text from the SDK's floor server with
+// the same client, and compares fencefs's warm read_file with it by the
+// server CPU each call costs.
+func floorRow(c config, warm result, t *table) error {
+	srv, err := start(c.floor, []string{"floor", "-stateless", "-http"}, nil)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	ss := &sessions{url: srv.url, m: map[[2]int]*mcp.ClientSession{}}
+	defer ss.close()
+	op := func(ctx context.Context, w, i int) error {
+		cs, err := ss.get(ctx, w, 0)
+		if err != nil {
+			return err
+		}
+		return call(ctx, cs, "read_file", map[string]any{"path": "r.txt"})
+	}
+	if _, err := drive(c, srv, 0, 1, op); err != nil {
+		return err
+	}
+	r, err := drive(c, srv, c.dur, 0, op)
+	if err != nil {
+		return err
+	}
+	t.row("read_file, the SDK's floor server (stateless)", r.rate(), "", "")
+	t.row("  floor server CPU per call", us(r.cpuPerOp()), "", "")
+	// Server CPU per call, not throughput: on a shared machine the
+	// throughput of two runs one after the other says more about the
+	// load than about the servers.
+	ratio := float64(warm.cpuPerOp()) / float64(r.cpuPerOp())
+	t.row("  fencefs / floor server CPU per read_file (1 tenant)", fmt.Sprintf("%.2fx", ratio), "<= 1.2x", okIf(ratio <= 1.2))
+	return nil
+}
+
+// churn cycles c.churnTenants tenants through a cache of c.churnCache:
+// nearly every call opens its tenant's namespace again.
+func churn(c config, fix *fixture, t *table) error {
+	n := min(c.churnTenants, len(fix.tokens))
+	srv, err := startFencefs(c, fix, c.churnCache)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	ss := &sessions{url: srv.url, fix: fix, m: map[[2]int]*mcp.ClientSession{}}
+	defer ss.close()
+	hot := func(w, i int) int { return w % c.churnCache }
+	cold := func(w, i int) int { return (w + i*c.clients) % n }
+	if _, err := drive(c, srv, 0, (n+c.clients-1)/c.clients, readOp(ss, cold)); err != nil {
+		return err
+	}
+	warm, err := drive(c, srv, c.dur, 0, readOp(ss, hot))
+	if err != nil {
+		return err
+	}
+	r, err := drive(c, srv, c.dur, 0, readOp(ss, cold))
+	if err != nil {
+		return err
+	}
+	t.row(fmt.Sprintf("read_file, %d tenants cycling, --tenant-cache %d", n, c.churnCache), r.rate(), "", "")
+	extra := r.cpuPerOp() - warm.cpuPerOp()
+	t.row("  server CPU per call, cold - warm", us(extra), "<= 50 µs", okIf(extra <= 50*time.Microsecond))
+	return nil
+}
+
+// memory makes n tenants each call read_file once against a fresh server
+// whose cache holds them all, then measures its memory and descriptors.
+func memory(c config, fix *fixture, n int, t *table) error {
+	if n > len(fix.tokens) {
+		return fmt.Errorf("%d tenants, the fixture has %d", n, len(fix.tokens))
+	}
+	srv, err := startFencefs(c, fix, n)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	idleRSS, idleFDs := srv.rss(), srv.fds()
+	idleLive := settle(c, fix, srv)
+	var next atomic.Int64
+	once := func(ctx context.Context, w, i int) error {
+		k := int(next.Add(1) - 1)
+		if k >= n {
+			return nil
+		}
+		cs, err := connect(ctx, srv.url, fix.tokens[k])
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		return call(ctx, cs, "read_file", map[string]any{"path": "/ws/r.txt"})
+	}
+	r, err := drive(c, srv, 0, (n+c.clients-1)/c.clients, once)
+	if err != nil {
+		return err
+	}
+	live := settle(c, fix, srv)
+	rss := srv.rss()
+	perTenant := (live - idleLive) * 1024 / float64(n)
+	t.row(fmt.Sprintf("%d tenants, one read_file each (connect, call, close)", n), r.rate(), "", "")
+	t.row(fmt.Sprintf("  RSS idle -> after %d tenants", n), fmt.Sprintf("%.0f -> %.0f MB", idleRSS, rss), "", "")
+	t.row("  live heap per cached tenant", fmt.Sprintf("%.1f KB", perTenant), "<= 16 KB", okIf(perTenant <= 16))
+	t.row("  RSS per cached tenant", fmt.Sprintf("%.1f KB", (rss-idleRSS)*1024/float64(n)), "100k in < 2 GB (20 KB)", okIf((rss-idleRSS)*1024/float64(n) <= 20))
+	fds := srv.fds() - idleFDs
+	t.row("  descriptors held after the calls", fmt.Sprintf("%d more than idle", fds), "bounded, not per tenant", okIf(fds < 1100))
+	return nil
+}
+
+// settle makes cheap calls on tenant 0, one at a time (so that little
+// is allocated while a collection marks), until the server has collected
+// twice more, and returns the live heap of its last collection in MB.
+func settle(c config, fix *fixture, srv *server) float64 {
+	ctx := context.Background()
+	cs, err := connect(ctx, srv.url, fix.tokens[0])
+	if err != nil {
+		return srv.lastLive()
+	}
+	defer cs.Close()
+	want := srv.gcs.Load() + 2
+	for end := time.Now().Add(3 * time.Minute); srv.gcs.Load() < want && time.Now().Before(end); {
+		call(ctx, cs, "read_file", map[string]any{"path": "/ws/r.txt"})
+	}
+	return srv.lastLive()
+}
+
+// rate formats a result's throughput and latency.
+func (r result) rate() string {
+	return fmt.Sprintf("%.0f ops/s, p50 %.1f ms, p99 %.1f ms", r.opsPerSec(), ms(r.pct(0.5)), ms(r.pct(0.99)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func us(d time.Duration) string  { return fmt.Sprintf("%d µs", d.Microseconds()) }
+
+func okIf(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSED"
+}
+
+// table prints rows as they are measured, each with the machine's load.
+type table struct{ out io.Writer }
+
+func (t *table) header() {
+	fmt.Fprintf(t.out, "%-58s %-40s %-24s %-6s %s\n", "measure", "result", "goal", "", "load (1 min)")
+}
+
+func (t *table) row(name, result, goal, verdict string) {
+	fmt.Fprintf(t.out, "%-58s %-40s %-24s %-6s %s\n", name, result, goal, verdict, loadAvg())
+}
+
+// loadAvg returns the one-minute load average.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(data)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
