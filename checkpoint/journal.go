@@ -1,0 +1,382 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// Options configure a Journal. The zero value keeps everything.
+type Options struct {
+	// Prefix is the directory of the store the journal lives in ("." or
+	// empty for the store's root). Records are Prefix/journal/<seq>.json,
+	// content Prefix/blobs/<sha256>.
+	Prefix string
+	// KeepCount, when not 0, is how many changes (and restores) Prune
+	// keeps: the oldest go first.
+	KeepCount int
+	// KeepAge, when not 0, is how long Prune keeps a change.
+	KeepAge time.Duration
+	// KeepBytes, when not 0, bounds the bytes Prune keeps in the store
+	// (content and records): the oldest changes go until the rest fits.
+	KeepBytes int64
+	// Now returns the time records carry; time.Now when nil.
+	Now func() time.Time
+}
+
+// Journal records the pre-images of every change a tool call makes to a
+// namespace, in a store that is any writable backend, and restores the
+// namespace to any checkpoint it holds. A Journal is safe for concurrent
+// use. Several Journals (in several processes) may share one store where
+// the store's preconditions are atomic (Capabilities.AtomicPreconditions):
+// records are created create-only, so two writers never take the same
+// sequence number.
+type Journal struct {
+	ns, store backend.Backend
+	caps      backend.Capabilities
+	opts      Options
+
+	mu      sync.Mutex
+	recs    map[uint64]*record // the records kept, by sequence number
+	order   []uint64           // their sequence numbers, ascending
+	next    uint64             // the next sequence number to try
+	cut     uint64             // records up to cut are pruned
+	blobs   map[string]int64   // content stored, by hash: size
+	sizes   map[uint64]int64   // bytes of each record kept
+	done    map[uint64]bool    // restores applied completely
+	unsaved []afterState       // after-states not yet in a record
+	label   string
+	calls   uint64
+}
+
+// Open opens the journal of the namespace ns kept in store, reading the
+// records and the content index already there. store must be writable and
+// must not be reachable by the namespace's tools (a directory outside its
+// root, another bucket or prefix).
+func Open(ctx context.Context, ns, store backend.Backend, opts Options) (*Journal, error) {
+	if ns == nil || store == nil {
+		return nil, errors.New("checkpoint: nil backend")
+	}
+	if backend.CapabilitiesOf(store).ReadOnly {
+		return nil, fmt.Errorf("checkpoint: the store is read-only")
+	}
+	if _, ok := store.(backend.Writer); !ok {
+		return nil, fmt.Errorf("checkpoint: the store cannot write")
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "."
+	}
+	if !backend.ValidPath(opts.Prefix) {
+		return nil, fmt.Errorf("checkpoint: invalid store prefix %q", opts.Prefix)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	j := &Journal{
+		ns: ns, store: store, caps: backend.CapabilitiesOf(ns), opts: opts,
+		recs: map[uint64]*record{}, blobs: map[string]int64{}, sizes: map[uint64]int64{}, done: map[uint64]bool{},
+		next: 1,
+	}
+	if err := j.loadBlobs(ctx); err != nil {
+		return nil, err
+	}
+	if err := j.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// storePath returns the store path of rel under the journal's prefix.
+func (j *Journal) storePath(rel string) string {
+	if j.opts.Prefix == "." {
+		return rel
+	}
+	return j.opts.Prefix + "/" + rel
+}
+
+func (j *Journal) blobPath(hash string) string { return j.storePath("blobs/" + hash) }
+
+// loadBlobs reads the index of the content stored.
+func (j *Journal) loadBlobs(ctx context.Context) error {
+	entries, err := j.store.List(ctx, j.storePath("blobs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: listing the store's content: %w", err)
+	}
+	for _, e := range entries {
+		if validHash(e.Name) && e.IsRegular() {
+			j.blobs[e.Name] = e.Size
+		}
+	}
+	return nil
+}
+
+// refresh reads the records written since the last look (by this journal
+// or another sharing its store). The caller holds mu or owns j.
+func (j *Journal) refresh(ctx context.Context) error {
+	entries, err := j.store.List(ctx, j.storePath("journal"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: listing the journal: %w", err)
+	}
+	var seqs []uint64
+	for _, e := range entries {
+		if seq, ok := parseRecordName(e.Name); ok && e.IsRegular() {
+			if _, have := j.recs[seq]; !have && seq > j.cut {
+				seqs = append(seqs, seq)
+			}
+			if seq >= j.next {
+				j.next = seq + 1
+			}
+		}
+	}
+	slices.Sort(seqs)
+	for _, seq := range seqs {
+		data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // pruned meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint: reading record %d: %w", seq, err)
+		}
+		r, err := decodeRecord(data, seq)
+		if err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		j.add(r, int64(len(data)))
+	}
+	return nil
+}
+
+// add takes the record r into the in-memory journal.
+func (j *Journal) add(r *record, size int64) {
+	switch r.Type {
+	case typePrune:
+		j.dropThrough(r.Ref)
+	case typeDone:
+		j.done[r.Ref] = true
+	}
+	j.recs[r.Seq] = r
+	j.sizes[r.Seq] = size
+	i, _ := slices.BinarySearch(j.order, r.Seq)
+	j.order = slices.Insert(j.order, i, r.Seq)
+	for _, a := range r.Afters {
+		if e := j.recs[a.Seq]; e != nil {
+			for i := range e.Paths {
+				if e.Paths[i].Path == a.Path {
+					st := a.State
+					e.Paths[i].After = &st
+				}
+			}
+		}
+	}
+	if r.Seq >= j.next {
+		j.next = r.Seq + 1
+	}
+}
+
+// dropThrough forgets the records up to cut.
+func (j *Journal) dropThrough(cut uint64) {
+	if cut <= j.cut {
+		return
+	}
+	j.cut = cut
+	keep := j.order[:0]
+	for _, seq := range j.order {
+		if seq <= cut {
+			delete(j.recs, seq)
+			delete(j.sizes, seq)
+			delete(j.done, seq)
+			continue
+		}
+		keep = append(keep, seq)
+	}
+	j.order = keep
+}
+
+// write stores r as the next record, carrying the after-states not yet
+// saved, and takes it into the journal. It retries with a later sequence
+// number when another writer took r's. The caller holds mu.
+func (j *Journal) write(ctx context.Context, r *record) error {
+	r.Afters = j.unsaved
+	r.Time = j.opts.Now().UTC()
+	for range 8 {
+		r.Seq = j.next
+		data, err := encodeRecord(r)
+		if err != nil {
+			return err
+		}
+		err = backend.WriteFile(ctx, j.store, j.storePath("journal/"+recordName(r.Seq)), data,
+			backend.WriteOptions{Precondition: backend.Precondition{CreateOnly: true}})
+		if errors.Is(err, fs.ErrExist) {
+			if err := j.refresh(ctx); err != nil {
+				return err
+			}
+			if j.next <= r.Seq {
+				j.next = r.Seq + 1
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
+		}
+		j.unsaved = nil
+		j.add(r, int64(len(data)))
+		return nil
+	}
+	return fmt.Errorf("checkpoint: writing a record: other writers took every sequence number tried")
+}
+
+// storeBlob stores the content of the file name on the namespace under
+// its hash, unless the store holds it. want, when not empty, is the hash
+// the content must have: a file holding anything else (it changed under
+// the caller) fails with backend.ErrPrecondition and stores nothing. It
+// returns the content's hash and size.
+func (j *Journal) storeBlob(ctx context.Context, src backend.Backend, name, want string) (string, int64, error) {
+	if want != "" {
+		if size, ok := j.blobs[want]; ok {
+			return want, size, nil
+		}
+	} else {
+		h, size, err := hashFile(ctx, src, name)
+		if err != nil {
+			return "", 0, err
+		}
+		if _, ok := j.blobs[h]; ok {
+			return h, size, nil
+		}
+		want = h
+	}
+	n := &countingReader{src: src}
+	err := backend.CopyStream(ctx, n, name, j.store, j.blobPath(want), backend.CopyOptions{
+		Precondition: backend.Precondition{CreateOnly: true},
+		Source:       backend.Precondition{MatchHash: want},
+	})
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", 0, err
+	}
+	if errors.Is(err, fs.ErrExist) {
+		fi, serr := backend.Stat(ctx, j.store, j.blobPath(want))
+		if serr != nil {
+			return "", 0, serr
+		}
+		n.n = fi.Size
+	}
+	j.blobs[want] = n.n
+	return want, n.n, nil
+}
+
+// hashFile returns the SHA-256 and size of the file name on b.
+func hashFile(ctx context.Context, b backend.Reader, name string) (string, int64, error) {
+	r, err := b.OpenRead(ctx, name)
+	if err != nil {
+		return "", 0, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return "", 0, backend.PathError("read", name, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// countingReader counts the bytes read from the streams it opens.
+type countingReader struct {
+	n   int64
+	src backend.Reader
+}
+
+func (c *countingReader) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
+	r, err := c.src.OpenRead(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return backend.NewFileReader(&counted{r, &c.n}, r.Info()), nil
+}
+
+type counted struct {
+	io.ReadCloser
+	n *int64
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+// ReadBlob returns the content stored under hash (a pre-image a
+// checkpoint holds), for showing or comparing it.
+func (j *Journal) ReadBlob(ctx context.Context, hash string) ([]byte, error) {
+	if !validHash(hash) {
+		return nil, fmt.Errorf("checkpoint: invalid hash %q", hash)
+	}
+	return backend.ReadFile(ctx, j.store, j.blobPath(hash))
+}
+
+// stateOf reads the current state of the storage path name on the
+// namespace, hashing a regular file. version is the file's version token
+// where the backend has one.
+func (j *Journal) stateOf(ctx context.Context, name string) (st State, version string, err error) {
+	fi, err := backend.Stat(ctx, j.ns, name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
+		return State{Kind: Missing}, "", nil
+	}
+	if err != nil {
+		return State{}, "", err
+	}
+	switch {
+	case fi.IsDir():
+		return State{Kind: Dir}, "", nil
+	case fi.IsSymlink():
+		link, err := backend.Readlink(ctx, j.ns, name)
+		if err != nil {
+			return State{}, "", err
+		}
+		return State{Kind: Symlink, Link: link}, "", nil
+	case !fi.IsRegular():
+		return State{Kind: Other}, "", nil
+	}
+	r, err := j.ns.OpenRead(ctx, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{Kind: Missing}, "", nil
+	}
+	if err != nil {
+		return State{}, "", err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return State{}, "", backend.PathError("read", name, err)
+	}
+	st = State{Kind: File, Hash: hex.EncodeToString(h.Sum(nil)), Size: n}
+	if j.caps.ModeBits {
+		st.Mode = fi.Mode.Perm()
+	}
+	return st, r.Info().Version, nil
+}
+
+// storagePath turns a path of the tools (rooted "/m/x" in a rooted
+// namespace, relative otherwise) into the namespace's storage path.
+func (j *Journal) storagePath(p string) string {
+	if strings.HasPrefix(p, "/") {
+		return backend.VirtualToStorage(p)
+	}
+	return p
+}

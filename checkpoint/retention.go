@@ -1,0 +1,181 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// Usage is what a journal keeps in its store.
+type Usage struct {
+	// Bytes is the sum of Content and Records: what a tenant's quota
+	// counts.
+	Bytes int64
+	// Content is the bytes of the pre-images stored (each once).
+	Content int64
+	// Blobs is how many pre-images are stored.
+	Blobs int
+	// Records is the bytes of the journal's records, RecordCount their
+	// number.
+	Records     int64
+	RecordCount int
+}
+
+// Usage returns what the journal keeps in its store, as this journal
+// knows it (other processes sharing the store are seen at their next
+// record).
+func (j *Journal) Usage() Usage {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.usage()
+}
+
+func (j *Journal) usage() Usage {
+	var u Usage
+	for _, n := range j.blobs {
+		u.Content += n
+	}
+	u.Blobs = len(j.blobs)
+	for _, n := range j.sizes {
+		u.Records += n
+	}
+	u.RecordCount = len(j.sizes)
+	u.Bytes = u.Content + u.Records
+	return u
+}
+
+// PruneResult reports a prune.
+type PruneResult struct {
+	// Cut is the oldest checkpoint still reachable after it.
+	Cut uint64
+	// Records and Blobs are how many objects were removed, Bytes how
+	// many bytes they held.
+	Records, Blobs int
+	Bytes          int64
+}
+
+// Prune applies the retention of the Options: it drops the oldest
+// changes until at most KeepCount remain, none is older than KeepAge and
+// the store holds at most KeepBytes, then removes the pre-images no
+// remaining change references. The checkpoints before the cut can no
+// longer be restored to. A prune record is written first, so a prune cut
+// short is finished by the next. Blobs are collected only while this
+// journal holds its lock: journals in other processes sharing the store
+// must not prune concurrently with changes (a pre-image stored just
+// before its record is written could be collected).
+func (j *Journal) Prune(ctx context.Context) (PruneResult, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.refresh(ctx); err != nil {
+		return PruneResult{}, err
+	}
+	if err := j.flush(ctx); err != nil {
+		return PruneResult{}, err
+	}
+	var entries []*record
+	for _, seq := range j.order {
+		if r := j.recs[seq]; r.Type == typeChange || r.Type == typeRestore {
+			entries = append(entries, r)
+		}
+	}
+	drop := 0
+	if n := j.opts.KeepCount; n > 0 && len(entries) > n {
+		drop = len(entries) - n
+	}
+	if age := j.opts.KeepAge; age > 0 {
+		oldest := j.opts.Now().Add(-age)
+		for drop < len(entries) && entries[drop].Time.Before(oldest) {
+			drop++
+		}
+	}
+	if max := j.opts.KeepBytes; max > 0 {
+		for drop < len(entries) && j.keptBytes(entries[drop:]) > max {
+			drop++
+		}
+	}
+	res := PruneResult{Cut: j.cut}
+	if drop > 0 {
+		cut := entries[drop-1].Seq
+		if err := j.write(ctx, &record{Type: typePrune, Ref: cut}); err != nil {
+			return res, err
+		}
+		res.Cut = cut
+	}
+	// Remove the records through the cut (also those a prune cut short
+	// left), then the content nothing references.
+	seen, err := j.store.List(ctx, j.storePath("journal"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, fmt.Errorf("checkpoint: listing the journal: %w", err)
+	}
+	for _, e := range seen {
+		if seq, ok := parseRecordName(e.Name); ok && seq <= j.cut {
+			if err := j.removeObject(ctx, j.storePath("journal/"+e.Name)); err != nil {
+				return res, err
+			}
+			res.Records++
+			res.Bytes += e.Size
+		}
+	}
+	refs := j.references()
+	stored, err := j.store.List(ctx, j.storePath("blobs"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, fmt.Errorf("checkpoint: listing the store's content: %w", err)
+	}
+	for _, e := range stored {
+		if !validHash(e.Name) || refs[e.Name] {
+			continue
+		}
+		if err := j.removeObject(ctx, j.blobPath(e.Name)); err != nil {
+			return res, err
+		}
+		delete(j.blobs, e.Name)
+		res.Blobs++
+		res.Bytes += e.Size
+	}
+	return res, nil
+}
+
+// keptBytes is what the store would hold keeping only entries.
+func (j *Journal) keptBytes(entries []*record) int64 {
+	refs := map[string]bool{}
+	var n int64
+	for _, r := range entries {
+		n += j.sizes[r.Seq]
+		for _, p := range r.Paths {
+			if p.Before.Kind == File && !refs[p.Before.Hash] {
+				refs[p.Before.Hash] = true
+				n += j.blobs[p.Before.Hash]
+			}
+		}
+	}
+	return n
+}
+
+// references returns the content the records kept need: the pre-images
+// of their paths (a restore's targets are pre-images of earlier changes,
+// or reach back before the cut, where nothing is restored to).
+func (j *Journal) references() map[string]bool {
+	refs := map[string]bool{}
+	for _, r := range j.recs {
+		for _, p := range r.Paths {
+			if p.Before.Kind == File {
+				refs[p.Before.Hash] = true
+			}
+		}
+	}
+	return refs
+}
+
+// removeObject removes one object of the store; one already gone is no
+// error.
+func (j *Journal) removeObject(ctx context.Context, name string) error {
+	err := backend.Remove(ctx, j.store, name, backend.RemoveOptions{})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("checkpoint: removing %s from the store: %w", name, err)
+	}
+	return nil
+}
+
