@@ -178,4 +178,3 @@ func (j *Journal) removeObject(ctx context.Context, name string) error {
 	}
 	return nil
 }
-
