@@ -97,6 +97,7 @@ type entry struct {
 	defaults  map[string]*State // after-state of each path unless an event says otherwise
 	committed bool
 	explicit  map[string]bool
+	sizes     map[string]int64 // a file's size after, from the request
 }
 
 // changedMeanwhile is the reason a change is cancelled with when a file
@@ -108,6 +109,8 @@ const changedMeanwhile = "it changed while its checkpoint was taken; read it aga
 type touched struct {
 	path   string
 	hint   string // the BeforeHash the tool read, when it says
+	size   int64  // the size after, from the request's Sizes
+	sized  bool   // size is known
 	after  *State // the default after-state, nil for "unchanged"
 	sameAs string // the after-state is this path's before-state (a move or copy's target)
 }
@@ -133,7 +136,7 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 		c.id = strconv.FormatUint(j.calls, 10) + "-" + strconv.FormatInt(j.opts.Now().UnixNano(), 36)
 	}
 	r.Call = c.id
-	e := &entry{rec: r, idx: map[string]int{}, defaults: map[string]*State{}, explicit: map[string]bool{}}
+	e := &entry{rec: r, idx: map[string]int{}, defaults: map[string]*State{}, explicit: map[string]bool{}, sizes: map[string]int64{}}
 	for _, t := range ts {
 		if _, dup := e.idx[t.path]; dup {
 			continue
@@ -149,6 +152,9 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 		e.idx[t.path] = len(r.Paths)
 		r.Paths = append(r.Paths, PathChange{Path: t.path, Before: before})
 		e.defaults[t.path] = t.after
+		if t.sized {
+			e.sizes[t.path] = t.size
+		}
 	}
 	// A change's missing ancestors are created with it: record them, so
 	// that a restore removes them too.
@@ -233,7 +239,7 @@ func (j *Journal) touchedBy(ctx context.Context, req *tools.ChangeRequest) ([]to
 	var out []touched
 	fromSizes := func() {
 		for _, s := range req.Sizes {
-			t := touched{path: j.storagePath(s.Path), hint: s.BeforeHash}
+			t := touched{path: j.storagePath(s.Path), hint: s.BeforeHash, size: s.After, sized: s.After >= 0}
 			if s.After < 0 {
 				t.after = &State{Kind: Missing}
 			}
@@ -352,7 +358,7 @@ func (j *Journal) wrote(c *call, path, hash string, set func(string, State)) {
 	if e == nil {
 		return
 	}
-	st := State{Kind: File, Hash: hash}
+	st := State{Kind: File, Hash: hash, Size: e.sizes[p]}
 	if i, ok := e.idx[p]; ok && e.rec.Paths[i].Before.Kind == File {
 		st.Mode = e.rec.Paths[i].Before.Mode // a replacement keeps the mode
 	}

@@ -197,7 +197,7 @@ func scenarioWholeRun(t *testing.T, e env) {
 	if err := a.j.Mark(ctx, "turn-2"); err != nil {
 		t.Fatal(err)
 	}
-	patch := "*** Begin Patch\n*** Update File: " + e.prefix + "main.go\n@@\n-\tprintln(\"bye\")\n+\tprintln(\"patched\")\n*** Add File: " + e.prefix + "new/added.txt\n+added\n*** Delete File: " + e.prefix + "docs/guide.md\n*** End Patch\n"
+	patch := "*** Begin Patch\n*** Update File: " + e.prefix + "main.go\n@@\n-\tprintln(\"bye\")\n+\tprintln(\"patched\")\n*** Add File: " + e.prefix + "new/added.txt\n+added\n*** Delete File: " + e.prefix + "docs/guide.md\n*** Update File: " + e.prefix + "lib/b.go\n*** Move to: " + e.prefix + "lib/b2.go\n@@\n-const B = 2\n+const B = 3\n*** End Patch\n"
 	a.call("apply_patch", "patch", patch)
 	a.call("write_file", "path", "bin.dat", "content", "text now\n")
 	// Another writer changes a file the run also changed.
