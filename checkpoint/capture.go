@@ -109,6 +109,7 @@ const changedMeanwhile = "it changed while its checkpoint was taken; read it aga
 type touched struct {
 	path   string
 	hint   string // the BeforeHash the tool read, when it says
+	before int64  // the size before, from the request's Sizes (-1: none)
 	size   int64  // the size after, from the request's Sizes
 	sized  bool   // size is known
 	after  *State // the default after-state, nil for "unchanged"
@@ -124,7 +125,7 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 	if err != nil {
 		return err
 	}
-	r := &record{Type: typeChange, Op: req.Operation, Path: j.storagePath(req.Path), Label: j.label}
+	r := &record{Type: typeChange, Op: req.Operation, Path: j.storagePath(req.Path), Label: j.label, Inline: map[string][]byte{}}
 	if req.Source != "" {
 		r.Source = j.storagePath(req.Source)
 	}
@@ -141,7 +142,7 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 		if _, dup := e.idx[t.path]; dup {
 			continue
 		}
-		before, err := j.preImage(ctx, t.path, t.hint)
+		before, err := j.preImage(ctx, t.path, t.hint, t.before, r.Inline)
 		if errors.Is(err, backend.ErrPrecondition) {
 			req.Cancel(changedMeanwhile)
 			return nil
@@ -197,9 +198,21 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 	return nil
 }
 
-// preImage reads the state of name before a change and stores a file's
-// content. hint is the hash the tool read.
-func (j *Journal) preImage(ctx context.Context, name, hint string) (State, error) {
+// preImage reads the state of name before a change and keeps a file's
+// content (in inline when small). hint is the hash the tool read and size
+// the size it announced; with both, on storage without modes, nothing
+// needs reading when the content is stored already.
+func (j *Journal) preImage(ctx context.Context, name, hint string, size int64, inline map[string][]byte) (State, error) {
+	if hint != "" && size >= 0 && !j.caps.ModeBits {
+		h, n, err := j.storeContent(ctx, j.ns, name, hint, size, inline)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) || errors.Is(err, backend.ErrIsDir) || errors.Is(err, backend.ErrNotRegular) {
+			return State{}, backend.ErrPrecondition
+		}
+		if err != nil {
+			return State{}, err
+		}
+		return State{Kind: File, Hash: h, Size: n}, nil
+	}
 	fi, err := backend.Stat(ctx, j.ns, name)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
 		if hint != "" {
@@ -222,11 +235,11 @@ func (j *Journal) preImage(ctx context.Context, name, hint string) (State, error
 	case !fi.IsRegular():
 		return State{Kind: Other}, nil
 	}
-	h, size, err := j.storeBlob(ctx, j.ns, name, hint)
+	h, n, err := j.storeContent(ctx, j.ns, name, hint, fi.Size, inline)
 	if err != nil {
 		return State{}, err
 	}
-	st := State{Kind: File, Hash: h, Size: size}
+	st := State{Kind: File, Hash: h, Size: n}
 	if j.caps.ModeBits {
 		st.Mode = fi.Mode.Perm()
 	}
@@ -239,7 +252,7 @@ func (j *Journal) touchedBy(ctx context.Context, req *tools.ChangeRequest) ([]to
 	var out []touched
 	fromSizes := func() {
 		for _, s := range req.Sizes {
-			t := touched{path: j.storagePath(s.Path), hint: s.BeforeHash, size: s.After, sized: s.After >= 0}
+			t := touched{path: j.storagePath(s.Path), hint: s.BeforeHash, before: s.Before, size: s.After, sized: s.After >= 0}
 			if s.After < 0 {
 				t.after = &State{Kind: Missing}
 			}

@@ -13,6 +13,8 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`{"v":1,"seq":10,"type":"done","ref":9}`), uint64(10))
 	f.Add([]byte(`{"v":1,"seq":11,"type":"prune","ref":4}`), uint64(11))
 	f.Add([]byte(`{"v":1,"seq":5,"type":"change","paths":[{"p":"../x","b":{"k":"missing"}}]}`), uint64(5))
+	f.Add([]byte(`{"v":1,"seq":4,"type":"change","paths":[{"p":"e","b":{"k":"file","h":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}],"inline":{"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855":""}}`), uint64(4))
+	f.Add([]byte(`{"v":1,"seq":4,"type":"change","paths":[{"p":"e","b":{"k":"missing"}}],"inline":{"`+zeros+`":"YQ=="}}`), uint64(4))
 	f.Add([]byte(`{"v":2}`), uint64(1))
 	f.Add([]byte(`not json`), uint64(1))
 	f.Fuzz(func(t *testing.T, data []byte, seq uint64) {
@@ -37,10 +39,24 @@ func FuzzDecodeRecord(f *testing.F) {
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // normal drops what JSON does not keep exactly (the time's monotonic and
-// location parts).
+// location parts, empty against nil lists and maps).
 func normal(r *record) record {
 	c := *r
 	c.Time = c.Time.UTC().Round(0)
+	if len(c.Paths) == 0 {
+		c.Paths = nil
+	}
+	if len(c.Afters) == 0 {
+		c.Afters = nil
+	}
+	if len(c.Inline) == 0 {
+		c.Inline = nil
+	}
+	for h, v := range c.Inline {
+		if len(v) == 0 {
+			c.Inline[h] = []byte{}
+		}
+	}
 	return c
 }
 

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,7 +33,14 @@ type Options struct {
 	KeepBytes int64
 	// Now returns the time records carry; time.Now when nil.
 	Now func() time.Time
+	// InlineBytes is the largest pre-image kept inside the change's own
+	// record rather than as an object of its own (one object per change
+	// instead of two); 0 means 64 KiB, a negative value never.
+	InlineBytes int64
 }
+
+// defaultInlineBytes is Options.InlineBytes when it is 0.
+const defaultInlineBytes = 64 << 10
 
 // Journal records the pre-images of every change a tool call makes to a
 // namespace, in a store that is any writable backend, and restores the
@@ -51,7 +59,8 @@ type Journal struct {
 	order   []uint64           // their sequence numbers, ascending
 	next    uint64             // the next sequence number to try
 	cut     uint64             // records up to cut are pruned
-	blobs   map[string]int64   // content stored, by hash: size
+	blobs   map[string]int64   // content stored as objects, by hash: size
+	inlined map[string]uint64  // content stored inside a record: hash -> its record
 	sizes   map[uint64]int64   // bytes of each record kept
 	done    map[uint64]bool    // restores applied completely
 	unsaved []afterState       // after-states not yet in a record
@@ -82,10 +91,14 @@ func Open(ctx context.Context, ns, store backend.Backend, opts Options) (*Journa
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.InlineBytes == 0 {
+		opts.InlineBytes = defaultInlineBytes
+	}
 	j := &Journal{
 		ns: ns, store: store, caps: backend.CapabilitiesOf(ns), opts: opts,
 		recs: map[uint64]*record{}, blobs: map[string]int64{}, sizes: map[uint64]int64{}, done: map[uint64]bool{},
-		next: 1,
+		inlined: map[string]uint64{},
+		next:    1,
 	}
 	if err := j.loadBlobs(ctx); err != nil {
 		return nil, err
@@ -170,6 +183,12 @@ func (j *Journal) add(r *record, size int64) {
 	case typeDone:
 		j.done[r.Ref] = true
 	}
+	for h := range r.Inline {
+		if _, ok := j.inlined[h]; !ok {
+			j.inlined[h] = r.Seq
+		}
+	}
+	r.Inline = nil // read again from the record when needed
 	j.recs[r.Seq] = r
 	j.sizes[r.Seq] = size
 	i, _ := slices.BinarySearch(j.order, r.Seq)
@@ -195,6 +214,11 @@ func (j *Journal) dropThrough(cut uint64) {
 		return
 	}
 	j.cut = cut
+	for h, seq := range j.inlined {
+		if seq <= cut {
+			delete(j.inlined, h)
+		}
+	}
 	keep := j.order[:0]
 	for _, seq := range j.order {
 		if seq <= cut {
@@ -241,23 +265,50 @@ func (j *Journal) write(ctx context.Context, r *record) error {
 	return fmt.Errorf("checkpoint: writing a record: other writers took every sequence number tried")
 }
 
-// storeBlob stores the content of the file name on the namespace under
-// its hash, unless the store holds it. want, when not empty, is the hash
-// the content must have: a file holding anything else (it changed under
-// the caller) fails with backend.ErrPrecondition and stores nothing. It
-// returns the content's hash and size.
-func (j *Journal) storeBlob(ctx context.Context, src backend.Backend, name, want string) (string, int64, error) {
-	if want != "" {
-		if size, ok := j.blobs[want]; ok {
-			return want, size, nil
-		}
-	} else {
-		h, size, err := hashFile(ctx, src, name)
+// storeContent keeps the content of the file name on src under its
+// hash, unless the store holds it already: in inline (the record about to
+// be written) when it is at most InlineBytes long, as an object of its
+// own otherwise. want, when not empty, is the hash the content must have:
+// a file holding anything else (it changed under the caller) fails with
+// backend.ErrPrecondition and keeps nothing. size is the content's size
+// when known, -1 otherwise. It returns the content's hash and size.
+func (j *Journal) storeContent(ctx context.Context, src backend.Backend, name, want string, size int64, inline map[string][]byte) (string, int64, error) {
+	if want != "" && j.hasBlob(want) {
+		return want, size, nil
+	}
+	if _, ok := inline[want]; ok && want != "" {
+		return want, size, nil
+	}
+	if size >= 0 && size <= j.opts.InlineBytes {
+		r, err := src.OpenRead(ctx, name)
 		if err != nil {
 			return "", 0, err
 		}
-		if _, ok := j.blobs[h]; ok {
-			return h, size, nil
+		data, err := io.ReadAll(io.LimitReader(r, j.opts.InlineBytes+1))
+		r.Close()
+		if err != nil {
+			return "", 0, backend.PathError("read", name, err)
+		}
+		if int64(len(data)) <= j.opts.InlineBytes {
+			h := sha256Hex(data)
+			if want != "" && h != want {
+				return "", 0, &fs.PathError{Op: "read", Path: name, Err: backend.ErrPrecondition}
+			}
+			if !j.hasBlob(h) {
+				inline[h] = data
+			}
+			return h, int64(len(data)), nil
+		}
+		// It grew past the bound since its size was read: store it apart.
+	}
+	if want == "" {
+		h, _, err := hashFile(ctx, src, name)
+		if err != nil {
+			return "", 0, err
+		}
+		if j.hasBlob(h) {
+			fi, err := backend.Stat(ctx, src, name)
+			return h, fi.Size, err
 		}
 		want = h
 	}
@@ -278,6 +329,37 @@ func (j *Journal) storeBlob(ctx context.Context, src backend.Backend, name, want
 	}
 	j.blobs[want] = n.n
 	return want, n.n, nil
+}
+
+// hasBlob reports whether content hash is stored (as an object or inside
+// a record).
+func (j *Journal) hasBlob(hash string) bool {
+	if _, ok := j.blobs[hash]; ok {
+		return true
+	}
+	_, ok := j.inlined[hash]
+	return ok
+}
+
+// openContent opens the stored content hash.
+func (j *Journal) openContent(ctx context.Context, hash string) (io.ReadCloser, error) {
+	if _, ok := j.blobs[hash]; !ok {
+		if seq, ok := j.inlined[hash]; ok {
+			data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
+			if err != nil {
+				return nil, err
+			}
+			r, err := decodeRecord(data, seq)
+			if err != nil {
+				return nil, err
+			}
+			if c, ok := r.Inline[hash]; ok {
+				return io.NopCloser(bytes.NewReader(c)), nil
+			}
+			return nil, fmt.Errorf("checkpoint: record %d lost content %s", seq, hash)
+		}
+	}
+	return j.store.OpenRead(ctx, j.blobPath(hash))
 }
 
 // hashFile returns the SHA-256 and size of the file name on b.
@@ -326,7 +408,14 @@ func (j *Journal) ReadBlob(ctx context.Context, hash string) ([]byte, error) {
 	if !validHash(hash) {
 		return nil, fmt.Errorf("checkpoint: invalid hash %q", hash)
 	}
-	return backend.ReadFile(ctx, j.store, j.blobPath(hash))
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r, err := j.openContent(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }
 
 // stateOf reads the current state of the storage path name on the

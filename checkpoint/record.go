@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -132,6 +134,10 @@ type record struct {
 	// restore applied; for prune, the last record dropped.
 	Ref   uint64 `json:"ref,omitempty"`
 	Force bool   `json:"force,omitempty"`
+	// Inline holds pre-images new to the store and small enough
+	// (Options.InlineBytes) by hash, so that such a change costs one
+	// object, not two.
+	Inline map[string][]byte `json:"inline,omitempty"`
 }
 
 // afterState is the after-state of one path of the change Seq.
@@ -218,6 +224,11 @@ func decodeRecord(data []byte, seq uint64) (*record, error) {
 			return nil, fmt.Errorf("record %d: %s: a pre-image without a hash", seq, p.Path)
 		}
 	}
+	for h, data := range r.Inline {
+		if !validHash(h) || sha256Hex(data) != h {
+			return nil, fmt.Errorf("record %d: inline content that is not what its hash %q says", seq, h)
+		}
+	}
 	for _, a := range r.Afters {
 		if a.Seq == 0 || a.Seq >= seq || !backend.ValidPath(a.Path) || a.Path == "." {
 			return nil, fmt.Errorf("record %d: after-state of %d %q", seq, a.Seq, a.Path)
@@ -274,4 +285,10 @@ func validHash(h string) bool {
 func encodeRecord(r *record) ([]byte, error) {
 	r.V = recordVersion
 	return json.Marshal(r)
+}
+
+// sha256Hex returns the lowercase hex SHA-256 of data.
+func sha256Hex(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
 }

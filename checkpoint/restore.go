@@ -249,7 +249,7 @@ func (j *Journal) plan(ctx context.Context, to uint64, opts RestoreOptions) (*Pl
 		case Symlink, Other:
 			it.Conflict = fmt.Sprintf("it was a %s, which no backend operation re-creates", t.target.Kind)
 		case File:
-			if _, ok := j.blobs[t.target.Hash]; !ok {
+			if !j.hasBlob(t.target.Hash) {
 				it.Conflict = "its content is no longer in the store"
 			}
 		}
@@ -342,11 +342,12 @@ func (j *Journal) Restore(ctx context.Context, to uint64, opts RestoreOptions) (
 		return res, nil
 	}
 	// The content each path holds now, so the restore can be undone.
+	r := &record{Type: typeRestore, Op: "restore", Ref: to, Force: opts.Force, Label: j.label, Inline: map[string][]byte{}}
 	for i, it := range items {
 		if it.Current.Kind != File {
 			continue
 		}
-		if _, _, err := j.storeBlob(ctx, j.ns, it.Path, it.Current.Hash); err != nil {
+		if _, _, err := j.storeContent(ctx, j.ns, it.Path, it.Current.Hash, it.Current.Size, r.Inline); err != nil {
 			if errors.Is(err, backend.ErrPrecondition) {
 				return nil, fmt.Errorf("checkpoint: %s changed while the restore read it; nothing was restored, try again", it.Path)
 			}
@@ -354,7 +355,6 @@ func (j *Journal) Restore(ctx context.Context, to uint64, opts RestoreOptions) (
 		}
 		items[i] = it
 	}
-	r := &record{Type: typeRestore, Op: "restore", Ref: to, Force: opts.Force, Label: j.label}
 	for _, it := range items {
 		target := it.Target
 		r.Paths = append(r.Paths, PathChange{Path: it.Path, Before: it.Current, After: &target})
@@ -373,12 +373,6 @@ func (j *Journal) Restore(ctx context.Context, to uint64, opts RestoreOptions) (
 		return res, fmt.Errorf("checkpoint: restore %d applied, but not marked complete: %w", r.Seq, err)
 	}
 	return res, nil
-}
-
-// hasBlob reports whether content hash is stored.
-func (j *Journal) hasBlob(hash string) bool {
-	_, ok := j.blobs[hash]
-	return ok
 }
 
 // apply changes every item from its current to its target state, in an
@@ -454,7 +448,7 @@ func (j *Journal) remove(ctx context.Context, it Item) error {
 // path still holds what the plan read, and gives it its mode.
 func (j *Journal) put(ctx context.Context, it Item) error {
 	pre := j.precondition(it) // create-only unless a file replaces a file
-	err := backend.CopyStream(ctx, j.store, j.blobPath(it.Target.Hash), j.ns, it.Path, backend.CopyOptions{
+	err := backend.CopyStream(ctx, contentReader{j}, it.Target.Hash, j.ns, it.Path, backend.CopyOptions{
 		Precondition: pre,
 		Source:       backend.Precondition{MatchHash: it.Target.Hash},
 	})
@@ -488,4 +482,16 @@ func (j *Journal) put(ctx context.Context, it Item) error {
 // with errors.ErrUnsupported.
 type ModeSetter interface {
 	Chmod(ctx context.Context, name string, perm fs.FileMode) error
+}
+
+// contentReader serves stored content by hash as a backend.Reader, so a
+// restore streams it with backend.CopyStream (which checks the hash).
+type contentReader struct{ j *Journal }
+
+func (c contentReader) OpenRead(ctx context.Context, hash string) (backend.FileReader, error) {
+	r, err := c.j.openContent(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	return backend.NewFileReader(r, backend.FileInfo{Name: hash, Size: -1}), nil
 }

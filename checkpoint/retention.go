@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/fencefs/fencefs/backend"
@@ -99,6 +100,9 @@ func (j *Journal) Prune(ctx context.Context) (PruneResult, error) {
 	res := PruneResult{Cut: j.cut}
 	if drop > 0 {
 		cut := entries[drop-1].Seq
+		if err := j.spill(ctx, cut); err != nil {
+			return res, err
+		}
 		if err := j.write(ctx, &record{Type: typePrune, Ref: cut}); err != nil {
 			return res, err
 		}
@@ -175,6 +179,43 @@ func (j *Journal) removeObject(ctx context.Context, name string) error {
 	err := backend.Remove(ctx, j.store, name, backend.RemoveOptions{})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("checkpoint: removing %s from the store: %w", name, err)
+	}
+	return nil
+}
+
+// spill stores as objects of their own the contents kept inside records
+// up to cut that records after cut still reference, before those records
+// go.
+func (j *Journal) spill(ctx context.Context, cut uint64) error {
+	refs := map[string]bool{}
+	for seq, r := range j.recs {
+		if seq > cut {
+			for _, p := range r.Paths {
+				if p.Before.Kind == File {
+					refs[p.Before.Hash] = true
+				}
+			}
+		}
+	}
+	for h, seq := range j.inlined {
+		if seq > cut || !refs[h] {
+			continue
+		}
+		rc, err := j.openContent(ctx, h)
+		if err != nil {
+			return fmt.Errorf("checkpoint: reading content %s to keep it: %w", h, err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		err = backend.WriteFile(ctx, j.store, j.blobPath(h), data, backend.WriteOptions{Precondition: backend.Precondition{CreateOnly: true}})
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("checkpoint: keeping content %s: %w", h, err)
+		}
+		j.blobs[h] = int64(len(data))
+		delete(j.inlined, h)
 	}
 	return nil
 }

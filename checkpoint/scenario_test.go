@@ -41,7 +41,8 @@ func runScenarios(t *testing.T, mk mkEnv) {
 	t.Run("StoreFails", func(t *testing.T) { scenarioStoreFails(t, mk(t)) })
 	t.Run("ChangedUnderCall", func(t *testing.T) { scenarioChangedUnderCall(t, mk(t)) })
 	t.Run("Reopen", func(t *testing.T) { scenarioReopen(t, mk(t)) })
-	t.Run("Retention", func(t *testing.T) { scenarioRetention(t, mk(t)) })
+	t.Run("Retention", func(t *testing.T) { scenarioRetention(t, mk(t), -1) })
+	t.Run("RetentionInline", func(t *testing.T) { scenarioRetention(t, mk(t), 0) })
 }
 
 // agent is a tool set over an env's namespace, journaled.
@@ -470,43 +471,67 @@ func scenarioReopen(t *testing.T, e env) {
 }
 
 // scenarioRetention: pruning by count drops old checkpoints and the
-// content only they referenced; Usage follows the store.
-func scenarioRetention(t *testing.T, e env) {
-	a := newAgent(t, e, checkpoint.Options{KeepCount: 3})
+// content only they referenced; Usage follows the store. inline is
+// Options.InlineBytes: -1 stores every pre-image as an object of its
+// own, 0 (the default) keeps small ones inside their record, and a
+// prune then keeps apart what a dropped record held that others need.
+func scenarioRetention(t *testing.T, e env, inline int64) {
+	a := newAgent(t, e, checkpoint.Options{KeepCount: 3, InlineBytes: inline})
 	seedStart(t, e)
 	for i := range 8 {
 		a.call("write_file", "path", "README.md", "content", strings.Repeat(fmt.Sprint(i), 100))
 	}
+	// A pre-image the kept changes share with a dropped one: content "1"
+	// comes back, so the record of change 3, which holds it, goes, but
+	// the content stays.
+	a.call("write_file", "path", "README.md", "content", strings.Repeat("1", 100))
+	a.call("write_file", "path", "README.md", "content", "x")
 	u := a.j.Usage()
-	if u.Blobs != 8 || u.Content < 700 {
-		t.Errorf("usage before prune %+v, want 8 pre-images", u)
+	if inline < 0 && (u.Blobs != 9 || u.Content < 800) {
+		t.Errorf("usage before prune %+v, want 9 pre-images", u)
+	}
+	if inline == 0 && (u.Blobs != 0 || u.Records < 800) {
+		t.Errorf("usage before prune %+v, want every pre-image inside its record", u)
 	}
 	res, err := a.j.Prune(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Blobs != 5 {
-		t.Errorf("pruned %+v, want 5 pre-images collected", res)
+	if inline < 0 && res.Blobs != 6 {
+		t.Errorf("pruned %+v, want 6 pre-images collected", res)
 	}
-	if n := len(a.j.Checkpoints()); n != 3 {
+	if res.Records < 7 {
+		t.Errorf("pruned %+v, want at least the 7 records", res)
+	}
+	cps := a.j.Checkpoints()
+	if n := len(cps); n != 3 {
 		t.Errorf("%d checkpoints kept, want 3", n)
 	}
 	if _, err := a.j.Restore(t.Context(), 1, checkpoint.RestoreOptions{}); !errors.Is(err, checkpoint.ErrPruned) {
 		t.Errorf("restore to a pruned checkpoint: %v", err)
 	}
 	u2 := a.j.Usage()
-	if u2.Blobs != 3 || u2.Bytes >= u.Bytes {
+	if inline < 0 && u2.Blobs != 3 || u2.Bytes >= u.Bytes {
 		t.Errorf("usage after prune %+v (before %+v)", u2, u)
 	}
-	// What is kept restores.
+	// What is kept restores: the content shared with a dropped change,
+	// then the oldest checkpoint kept.
+	readme := func(want string) {
+		t.Helper()
+		data, err := backend.ReadFile(t.Context(), e.ns, e.sp("README.md"))
+		if err != nil || string(data) != want {
+			t.Errorf("README.md: %q, %v; want %q", data, err, want)
+		}
+	}
+	if _, err := a.j.Restore(t.Context(), cps[2].Seq-1, checkpoint.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	readme(strings.Repeat("1", 100))
 	oldest := a.j.Oldest()
 	if _, err := a.j.Restore(t.Context(), oldest, checkpoint.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	data, err := backend.ReadFile(t.Context(), e.ns, e.sp("README.md"))
-	if err != nil || string(data) != strings.Repeat("4", 100) {
-		t.Errorf("after restoring to the oldest kept: %q, %v", data, err)
-	}
+	readme(strings.Repeat("6", 100))
 	// A reopened journal sees the same.
 	j2, err := checkpoint.Open(t.Context(), e.ns, e.store, checkpoint.Options{})
 	if err != nil {
