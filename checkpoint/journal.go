@@ -33,9 +33,10 @@ type Options struct {
 	KeepBytes int64
 	// Now returns the time records carry; time.Now when nil.
 	Now func() time.Time
-	// InlineBytes is the largest pre-image kept inside the change's own
-	// record rather than as an object of its own (one object per change
-	// instead of two); 0 means 64 KiB, a negative value never.
+	// InlineBytes bounds the pre-images kept inside a change's own
+	// record rather than as objects of their own (one object per change
+	// instead of two): a record holds at most this many bytes of them;
+	// 0 means 64 KiB, a negative value none.
 	InlineBytes int64
 }
 
@@ -279,17 +280,17 @@ func (j *Journal) storeContent(ctx context.Context, src backend.Backend, name, w
 	if _, ok := inline[want]; ok && want != "" {
 		return want, size, nil
 	}
-	if size >= 0 && size <= j.opts.InlineBytes {
+	if size >= 0 && size+inlineBytes(inline) <= j.opts.InlineBytes {
 		r, err := src.OpenRead(ctx, name)
 		if err != nil {
 			return "", 0, err
 		}
-		data, err := io.ReadAll(io.LimitReader(r, j.opts.InlineBytes+1))
+		data, err := io.ReadAll(io.LimitReader(r, j.opts.InlineBytes-inlineBytes(inline)+1))
 		r.Close()
 		if err != nil {
 			return "", 0, backend.PathError("read", name, err)
 		}
-		if int64(len(data)) <= j.opts.InlineBytes {
+		if int64(len(data))+inlineBytes(inline) <= j.opts.InlineBytes {
 			h := sha256Hex(data)
 			if want != "" && h != want {
 				return "", 0, &fs.PathError{Op: "read", Path: name, Err: backend.ErrPrecondition}
@@ -329,6 +330,15 @@ func (j *Journal) storeContent(ctx context.Context, src backend.Backend, name, w
 	}
 	j.blobs[want] = n.n
 	return want, n.n, nil
+}
+
+// inlineBytes is the content a record holds inline so far.
+func inlineBytes(inline map[string][]byte) int64 {
+	var n int64
+	for _, c := range inline {
+		n += int64(len(c))
+	}
+	return n
 }
 
 // hasBlob reports whether content hash is stored (as an object or inside

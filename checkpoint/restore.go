@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -228,11 +231,26 @@ func (j *Journal) plan(ctx context.Context, to uint64, opts RestoreOptions) (*Pl
 	}
 	emptyDirs := j.caps.EmptyDirs
 	p := &Plan{To: to}
-	for path, t := range paths {
-		cur, version, err := j.stateOf(ctx, path)
+	type seen struct {
+		cur     State
+		version string
+	}
+	names := slices.Sorted(maps.Keys(paths))
+	states := make([]seen, len(names))
+	err := parallel(ctx, len(names), func(i int) error {
+		cur, version, err := j.stateOf(ctx, names[i])
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: looking at %s: %w", path, err)
+			return fmt.Errorf("checkpoint: looking at %s: %w", names[i], err)
 		}
+		states[i] = seen{cur, version}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, path := range names {
+		t := paths[path]
+		cur, version := states[i].cur, states[i].version
 		if cur.same(t.target, emptyDirs) {
 			p.Unchanged++
 			continue
@@ -408,15 +426,14 @@ func (j *Journal) apply(ctx context.Context, items []Item) error {
 			}
 		}
 	}
-	// 4. files
+	// 4. files, several at a time
+	var files []Item
 	for _, it := range items {
 		if it.Target.Kind == File {
-			if err := j.put(ctx, it); err != nil {
-				return err
-			}
+			files = append(files, it)
 		}
 	}
-	return nil
+	return parallel(ctx, len(files), func(i int) error { return j.put(ctx, files[i]) })
 }
 
 // precondition is the precondition that the path still holds what the
@@ -494,4 +511,44 @@ func (c contentReader) OpenRead(ctx context.Context, hash string) (backend.FileR
 		return nil, err
 	}
 	return backend.NewFileReader(r, backend.FileInfo{Name: hash, Size: -1}), nil
+}
+
+// workers bounds the storage operations a plan or restore runs at once:
+// enough to hide a remote store's latency and a disk's syncs.
+const workers = 8
+
+// parallel runs fn(0..n-1) on up to workers goroutines and returns the
+// first error; after one, no new fn starts.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	var (
+		next   atomic.Int64
+		mu     sync.Mutex
+		first  error
+		wg     sync.WaitGroup
+		failed atomic.Bool
+	)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for !failed.Load() && ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
 }
