@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -37,6 +38,8 @@ func runScenarios(t *testing.T, mk mkEnv) {
 	t.Run("ForcedAndRedo", func(t *testing.T) { scenarioForcedRedo(t, mk(t)) })
 	t.Run("Interrupted", func(t *testing.T) { scenarioInterrupted(t, mk(t)) })
 	t.Run("Paths", func(t *testing.T) { scenarioPaths(t, mk(t)) })
+	t.Run("WriterDuringRestore", func(t *testing.T) { scenarioWriterDuringRestore(t, mk(t)) })
+	t.Run("ConcurrentCalls", func(t *testing.T) { scenarioConcurrent(t, mk(t)) })
 	t.Run("DirectoryOps", func(t *testing.T) { scenarioDirs(t, mk(t)) })
 	t.Run("StoreFails", func(t *testing.T) { scenarioStoreFails(t, mk(t)) })
 	t.Run("ChangedUnderCall", func(t *testing.T) { scenarioChangedUnderCall(t, mk(t)) })
@@ -610,4 +613,104 @@ func (f *failAfter) Chmod(ctx context.Context, name string, perm fs.FileMode) er
 		return m.Chmod(ctx, name, perm)
 	}
 	return errors.ErrUnsupported
+}
+
+// scenarioWriterDuringRestore: a writer that changes a path after the
+// restore read it and before the restore writes it keeps its change: the
+// restore's precondition fails, the restore stops saying so, and run
+// again it reports the path as a conflict.
+func scenarioWriterDuringRestore(t *testing.T, e env) {
+	a := newAgent(t, e, checkpoint.Options{})
+	run(t, a)
+	if err := a.j.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	target := e.sp("README.md")
+	racing := &interferer{Backend: e.ns, path: target, act: func() {
+		e.seed(t, target, []byte("written during the restore\n"), 0o644)
+	}}
+	j2, err := checkpoint.Open(t.Context(), racing, e.store, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = j2.Restore(t.Context(), 0, checkpoint.RestoreOptions{})
+	if err == nil || !strings.Contains(err.Error(), "changed while the restore ran") {
+		t.Fatalf("restore racing a writer: %v", err)
+	}
+	data, err := backend.ReadFile(t.Context(), e.ns, target)
+	if err != nil || string(data) != "written during the restore\n" {
+		t.Fatalf("the other writer's content: %q, %v", data, err)
+	}
+	_, err = a.j.Restore(t.Context(), 0, checkpoint.RestoreOptions{})
+	var ce *checkpoint.ConflictError
+	if !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].Path != target {
+		t.Fatalf("restore again: %v, want README.md in conflict", err)
+	}
+}
+
+// interferer runs act once, when the first write of path opens: another
+// writer acting between a restore's read and its write.
+type interferer struct {
+	backend.Backend
+	path string
+	act  func()
+	once sync.Once
+}
+
+func (f *interferer) Capabilities() backend.Capabilities { return backend.CapabilitiesOf(f.Backend) }
+
+func (f *interferer) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
+	return backend.Stat(ctx, f.Backend, name)
+}
+
+func (f *interferer) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
+	if name == f.path {
+		f.once.Do(f.act)
+	}
+	return backend.OpenWrite(ctx, f.Backend, name, opts)
+}
+
+func (f *interferer) Remove(ctx context.Context, name string, opts backend.RemoveOptions) error {
+	return backend.Remove(ctx, f.Backend, name, opts)
+}
+
+func (f *interferer) MkdirAll(ctx context.Context, dir string) error {
+	return backend.MkdirAll(ctx, f.Backend, dir)
+}
+
+// scenarioConcurrent: calls running at once, each bound to the journal,
+// are all journaled, and a restore undoes them all.
+func scenarioConcurrent(t *testing.T, e env) {
+	a := newAgent(t, e, checkpoint.Options{})
+	seedStart(t, e)
+	for i := range 4 {
+		e.seed(t, e.sp(fmt.Sprintf("c%d.txt", i)), []byte("v0\n"), 0o644)
+	}
+	start := snapshot(t, e.ns, e.root())
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := range 4 {
+		wg.Go(func() {
+			for k := range 5 {
+				m := map[string]any{"path": e.prefix + fmt.Sprintf("c%d.txt", i), "old_text": fmt.Sprintf("v%d", k), "new_text": fmt.Sprintf("v%d", k+1)}
+				raw, _ := json.Marshal(m)
+				if _, err := a.set.Call(a.j.Bind(context.Background()), "edit_file", raw); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := len(a.j.Checkpoints()); n != 20 {
+		t.Errorf("%d checkpoints, want 20", n)
+	}
+	if _, err := a.j.Restore(t.Context(), 0, checkpoint.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantTree(t, snapshot(t, e.ns, e.root()), start)
 }
