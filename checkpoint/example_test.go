@@ -76,3 +76,31 @@ func ExampleJournal_Restore_conflict() {
 	//   b.txt: changed by another writer: it is file ed9c86a6 (7 bytes), the journal expected file d20bc21b (6 bytes)
 	// restored: [a.txt] skipped: b.txt
 }
+
+// Diff shows what a restore would change before it is made.
+func ExampleJournal_Diff() {
+	ctx := context.Background()
+	ns, store := memfs.New(), memfs.New()
+	_ = backend.WriteFile(ctx, ns, "a.txt", []byte("one\ntwo\n"), backend.WriteOptions{})
+	set, _ := tools.New(ns, tools.Options{})
+	j, _ := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	_, _ = set.Call(j.Bind(ctx), "edit_file", json.RawMessage(`{"path": "a.txt", "old_text": "two", "new_text": "2"}`))
+	_, _ = set.Call(j.Bind(ctx), "write_file", json.RawMessage(`{"path": "b.txt", "content": "new\n"}`))
+
+	diff, err := j.Diff(ctx, 0, checkpoint.RestoreOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(diff)
+	// Output:
+	// --- a/a.txt
+	// +++ b/a.txt
+	// @@ -1,2 +1,2 @@
+	//  one
+	// -2
+	// +two
+	// --- a/b.txt
+	// +++ /dev/null
+	// @@ -1,1 +1,0 @@
+	// -new
+}
