@@ -41,6 +41,7 @@ func runScenarios(t *testing.T, mk mkEnv) {
 	t.Run("WriterDuringRestore", func(t *testing.T) { scenarioWriterDuringRestore(t, mk(t)) })
 	t.Run("ConcurrentCalls", func(t *testing.T) { scenarioConcurrent(t, mk(t)) })
 	t.Run("DirectoryOps", func(t *testing.T) { scenarioDirs(t, mk(t)) })
+	t.Run("KindChanges", func(t *testing.T) { scenarioKinds(t, mk(t)) })
 	t.Run("StoreFails", func(t *testing.T) { scenarioStoreFails(t, mk(t)) })
 	t.Run("ChangedUnderCall", func(t *testing.T) { scenarioChangedUnderCall(t, mk(t)) })
 	t.Run("Reopen", func(t *testing.T) { scenarioReopen(t, mk(t)) })
@@ -713,4 +714,27 @@ func scenarioConcurrent(t *testing.T, e env) {
 		t.Fatal(err)
 	}
 	wantTree(t, snapshot(t, e.ns, e.root()), start)
+}
+
+// scenarioKinds: a directory that became a file and a file that became a
+// directory are both turned back, and the restore undone.
+func scenarioKinds(t *testing.T, e env) {
+	a := newAgent(t, e, checkpoint.Options{})
+	seedStart(t, e)
+	start := snapshot(t, e.ns, e.root())
+	a.call("delete_file", "path", "docs", "recursive", true)
+	a.call("write_file", "path", "docs", "content", "docs is a file now\n")
+	a.call("delete_file", "path", "README.md")
+	a.call("create_directory", "path", "README.md")
+	a.call("write_file", "path", "README.md/inside.txt", "content", "inside\n")
+	changed := snapshot(t, e.ns, e.root())
+	res, err := a.j.Restore(t.Context(), 0, checkpoint.RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTree(t, snapshot(t, e.ns, e.root()), start)
+	if _, err := a.j.Restore(t.Context(), res.Seq-1, checkpoint.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantTree(t, snapshot(t, e.ns, e.root()), changed)
 }
