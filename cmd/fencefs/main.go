@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
-	case "serve", "call", "tools", "skills":
+	case "serve", "call", "tools", "skills", "checkpoints":
 	case "version", "--version", "-version":
 		if len(args) > 0 {
 			fmt.Fprintf(stderr, "fencefs: version takes no arguments, got %q\n", args)
@@ -154,6 +154,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return call(ctx, s, rest, stdin, stdout, stderr)
 	case "skills":
 		return listSkills(ctx, s, rest, stdout, stderr)
+	case "checkpoints":
+		return checkpoints(ctx, s, rest, stdout, stderr)
 	default:
 		return listTools(ctx, s, rest, stdout, stderr)
 	}
@@ -168,6 +170,8 @@ Usage:
   fencefs skills [flags]            list the skills under the --skills roots, and any problems
   fencefs overlay VERB SPEC [PATH]  review an overlay mount: changes, diff, commit or discard
   fencefs audit verify FILE         check the hash chain of a --audit log (--prev H, --head H)
+  fencefs checkpoints [flags] STORE list|show|diff|restore
+                                    the checkpoints a host journaled in STORE (package checkpoint)
   fencefs version                   print the version, module and commit
   fencefs completion bash|zsh|fish  print a shell completion script
   fencefs help [TOPIC]              this help; TOPIC is a command, paths or patterns
@@ -260,6 +264,7 @@ func commandUsage(cmd string, w io.Writer) {
 		"skills": "fencefs skills [flags]\n\nLists the skills under the --skills roots (earlier roots win), the copies they shadow and any\n" +
 			"problems (such as a malformed SKILL.md or a missing root), as serve would offer them.\n" +
 			"Exit 0: no problems. Exit 2: the listing has problems. Exit 1: without --skills, or a fatal error.",
+		"checkpoints": checkpointsUsage,
 	}
 	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", synopsis[cmd])
 	config.Usage(cmd, w)
@@ -272,7 +277,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	switch args[0] {
-	case "serve", "call", "tools", "skills":
+	case "serve", "call", "tools", "skills", "checkpoints":
 		commandUsage(args[0], stdout)
 	case "overlay":
 		fmt.Fprint(stdout, overlayUsage)
@@ -287,7 +292,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	case "patterns":
 		fmt.Fprint(stdout, patternsText)
 	default:
-		fmt.Fprintf(stderr, "fencefs: unknown help topic %q; topics: serve, call, tools, skills, version, completion, paths, patterns\n", args[0])
+		fmt.Fprintf(stderr, "fencefs: unknown help topic %q; topics: serve, call, tools, skills, checkpoints, version, completion, paths, patterns\n", args[0])
 		return exitFatal
 	}
 	return exitOK

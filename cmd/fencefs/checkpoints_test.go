@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencefs/fencefs/checkpoint"
+	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// TestCheckpoints: a host journals two changes in a store on local disk;
+// fencefs checkpoints lists them, refuses a restore over another
+// writer's change (exit 3, the path named), and restores with --force.
+func TestCheckpoints(t *testing.T) {
+	t.Parallel()
+	root, storeDir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	store, err := local.New(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	set, err := tools.New(ns, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := checkpoint.Open(t.Context(), ns, store, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{`{"path":"a.txt","content":"agent\n"}`, `{"path":"b.txt","content":"new\n"}`} {
+		if _, err := set.Call(j.Bind(context.Background()), "write_file", json.RawMessage(a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	storeSpec := "local:" + storeDir
+	got := runFencefs(t, root, "", nil, "checkpoints", "--root", root, storeSpec, "list")
+	if got.code != 0 || !strings.Contains(got.stdout, "write a.txt, 1 path") || !strings.Contains(got.stdout, "write b.txt, 1 path") {
+		t.Fatalf("list: %+v", got)
+	}
+	if err := os.WriteFile(filepath.Join(root, "b.txt"), []byte("theirs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runFencefs(t, root, "", nil, "checkpoints", "--root", root, storeSpec, "restore", "0")
+	if got.code != 3 || !strings.Contains(got.stderr, "b.txt: changed by another writer") {
+		t.Fatalf("restore over a conflict: %+v", got)
+	}
+	got = runFencefs(t, root, "", nil, "checkpoints", "--root", root, storeSpec, "restore", "--force", "0")
+	if got.code != 0 || !strings.Contains(got.stdout, "overwrote b.txt") {
+		t.Fatalf("forced restore: %+v", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "start\n" {
+		t.Errorf("a.txt after the restore: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(root, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("b.txt after the restore: %v", err)
+	}
+	got = runFencefs(t, root, "", nil, "checkpoints", "--root", root, storeSpec)
+	if got.code != 1 || !strings.Contains(got.stderr, "usage: fencefs checkpoints") {
+		t.Errorf("no subcommand: %+v", got)
+	}
+}
