@@ -46,7 +46,22 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		fmt.Fprintf(stderr, "fencefs: reading arguments from stdin: %v\n", err)
 		return exitFatal
 	}
-	text, err := t.Call(ctx, args)
+	callCtx := ctx
+	if s.Checkpoints != "" {
+		j, closeStore, err := openJournal(ctx, s, ns.Backend())
+		if err != nil {
+			fmt.Fprintf(stderr, "fencefs: %v\n", err)
+			return exitFatal
+		}
+		defer closeStore()
+		callCtx = j.Bind(ctx)
+		defer func() {
+			if err := j.Flush(context.WithoutCancel(ctx)); err != nil {
+				logger.Error("saving the change's checkpoint", "error", err)
+			}
+		}()
+	}
+	text, err := t.Call(callCtx, args)
 	if msg, ok := mcpserver.RetryMessage(err); ok {
 		io.WriteString(stdout, msg)
 		return exitRetry

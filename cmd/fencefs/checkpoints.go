@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/checkpoint"
 	"github.com/fencefs/fencefs/checkpoint/checkpointcli"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
@@ -45,21 +46,40 @@ func checkpoints(ctx context.Context, s *config.Settings, rest []string, stdout,
 		return exitFatal
 	}
 	defer ns.Close()
-	store, closer, err := (*mountspec.Opener)(nil).Open(ctx, "checkpoints", spec, s.StorageTimeout)
-	if err != nil {
-		fmt.Fprintf(stderr, "fencefs: checkpoints: %v\n", err)
-		return exitFatal
-	}
-	defer closer.Close()
-	j, err := checkpoint.Open(ctx, ns.Backend(), store, checkpoint.Options{})
+	j, closeStore, err := openJournalAt(ctx, spec, s, ns.Backend())
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal
 	}
+	defer closeStore()
 	switch code := checkpointcli.Run(ctx, j, rest[1:], stdout, stderr); code {
 	case checkpointcli.ExitOK, checkpointcli.ExitConflict:
 		return code
 	default:
 		return exitFatal
 	}
+}
+
+// openJournal opens the journal of ns in the store --checkpoints names.
+func openJournal(ctx context.Context, s *config.Settings, ns backend.Backend) (*checkpoint.Journal, func(), error) {
+	spec, err := mountspec.Parse(s.Checkpoints)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--checkpoints %q: %w", s.Checkpoints, err)
+	}
+	return openJournalAt(ctx, spec, s, ns)
+}
+
+// openJournalAt opens the journal of ns in the store spec; the function
+// returned closes the store.
+func openJournalAt(ctx context.Context, spec mountspec.Spec, s *config.Settings, ns backend.Backend) (*checkpoint.Journal, func(), error) {
+	store, closer, err := (*mountspec.Opener)(nil).Open(ctx, "checkpoints", spec, s.StorageTimeout)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	if err != nil {
+		closer.Close()
+		return nil, nil, err
+	}
+	return j, func() { closer.Close() }, nil
 }

@@ -75,3 +75,49 @@ func TestCheckpoints(t *testing.T) {
 		t.Errorf("no subcommand: %+v", got)
 	}
 }
+
+// TestCallCheckpoints: fencefs call --checkpoints journals each change;
+// fencefs checkpoints restores the start, and a change the journal
+// cannot keep (its store is a file, not a directory) is not made.
+func TestCallCheckpoints(t *testing.T) {
+	t.Parallel()
+	root, storeDir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := "local:" + storeDir
+	for _, a := range []string{`{"path":"a.txt","old_text":"start","new_text":"edited"}`, `{"path":"a.txt","old_text":"edited","new_text":"twice"}`} {
+		if got := runFencefs(t, root, "", nil, "call", "--root", root, "--checkpoints", store, "edit_file", a); got.code != 0 {
+			t.Fatalf("call: %+v", got)
+		}
+	}
+	if got := runFencefs(t, root, "", nil, "call", "--root", root, "--checkpoints", store, "write_file", `{"path":"new.txt","content":"n\n"}`); got.code != 0 {
+		t.Fatalf("call: %+v", got)
+	}
+	got := runFencefs(t, root, "", nil, "checkpoints", "--root", root, store, "list")
+	if got.code != 0 || strings.Count(got.stdout, "edit a.txt") != 2 || !strings.Contains(got.stdout, "write new.txt") {
+		t.Fatalf("list: %+v", got)
+	}
+	got = runFencefs(t, root, "", nil, "checkpoints", "--root", root, store, "restore", "0")
+	if got.code != 0 || !strings.Contains(got.stdout, "restored a.txt\nrestored new.txt") {
+		t.Fatalf("restore: %+v", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "start\n" {
+		t.Errorf("a.txt: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("new.txt: %v", err)
+	}
+	// A store that cannot hold the journal: the change is refused.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runFencefs(t, root, "", nil, "call", "--root", root, "--checkpoints", "local:"+file, "write_file", `{"path":"a.txt","content":"x"}`)
+	if got.code != 1 {
+		t.Errorf("call with a store that is a file: %+v", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "start\n" {
+		t.Errorf("a.txt after a refused change: %q", data)
+	}
+}
