@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/checkpoint"
 	"github.com/fencefs/fencefs/local"
@@ -119,5 +122,95 @@ func TestCallCheckpoints(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "start\n" {
 		t.Errorf("a.txt after a refused change: %q", data)
+	}
+}
+
+// TestServeCheckpoints: a whole agent run through fencefs serve
+// --checkpoints (edits, a delete, a move, an apply_patch, a new
+// directory), then fencefs checkpoints restores the start byte for byte,
+// modes included, and reports the file another writer changed meanwhile
+// instead of overwriting it.
+func TestServeCheckpoints(t *testing.T) {
+	t.Parallel()
+	root, storeDir := t.TempDir(), t.TempDir()
+	seed := map[string]string{"main.go": "package main\n\nfunc main() {}\n", "run.sh": "#!/bin/sh\necho run\n", "lib/a.go": "package lib\n", "notes.txt": "notes\n"}
+	for name, data := range seed {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(root, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tree := func() map[string]string {
+		out := map[string]string{}
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || p == root {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			fi, _ := d.Info()
+			if d.IsDir() {
+				out[rel] = "dir"
+				return nil
+			}
+			data, _ := os.ReadFile(p)
+			out[rel] = fi.Mode().String() + " " + string(data)
+			return nil
+		})
+		return out
+	}
+	start := tree()
+	store := "local:" + storeDir
+	cmd := exec.Command(binary, "serve", "--root", root, "--tools", "all", "--checkpoints", store)
+	ctx := t.Context()
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * exitDeadline}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args map[string]any) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+	for i := range 5 {
+		call("write_file", map[string]any{"path": "notes.txt", "content": strings.Repeat("note\n", i+2)})
+	}
+	call("edit_file", map[string]any{"path": "main.go", "old_text": "func main() {}", "new_text": "func main() { println() }"})
+	call("delete_file", map[string]any{"path": "run.sh"})
+	call("move_file", map[string]any{"source": "lib/a.go", "destination": "a.go"})
+	call("create_directory", map[string]any{"path": "made"})
+	call("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: main.go\n@@\n-func main() { println() }\n+func main() { println(1) }\n*** Add File: made/new.txt\n+new\n*** End Patch\n"})
+	cs.Close()
+	// Another writer changes a file the run changed too.
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("theirs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runFencefs(t, root, "", nil, "checkpoints", "--root", root, store, "restore", "0")
+	if got.code != 3 || !strings.Contains(got.stderr, "main.go: changed by another writer") {
+		t.Fatalf("restore over another writer's change: %+v", got)
+	}
+	got = runFencefs(t, root, "", nil, "checkpoints", "--root", root, store, "restore", "--skip-conflicts", "0")
+	if got.code != 0 || !strings.Contains(got.stdout, "left main.go") {
+		t.Fatalf("restore: %+v", got)
+	}
+	want := start
+	want["main.go"] = "-rw-r--r-- theirs\n"
+	wantTree := tree()
+	for k, v := range want {
+		if wantTree[k] != v {
+			t.Errorf("%s: %q, want %q", k, wantTree[k], v)
+		}
+	}
+	for k, v := range wantTree {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s left over: %q", k, v)
+		}
 	}
 }

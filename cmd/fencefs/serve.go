@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/fencefs/fencefs/audit"
+	"github.com/fencefs/fencefs/checkpoint/checkpointmcp"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/mountspec"
@@ -65,6 +66,29 @@ func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout 
 	cfg, err := serverConfig(ctx, s, auditLog, logger)
 	if err != nil {
 		return err
+	}
+	if s.Checkpoints != "" {
+		if len(s.TenantMounts) > 0 {
+			return fmt.Errorf("--checkpoints: not with --tenant-mount yet (a journal per tenant namespace is not wired)")
+		}
+		// The journal reads the namespace through a backend of its own
+		// over the same storage as the server's.
+		ns, err := openNamespace(ctx, s, logger)
+		if err != nil {
+			return err
+		}
+		defer ns.Close()
+		j, closeStore, err := openJournal(ctx, s, ns.Backend())
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		defer func() {
+			if err := j.Flush(context.WithoutCancel(ctx)); err != nil {
+				logger.Error("saving the last changes' checkpoints", "error", err)
+			}
+		}()
+		cfg.Links = append(cfg.Links, server.LinkFunc(checkpointmcp.Wrap(j, nil)))
 	}
 	if s.OTLPEndpoint != "" {
 		cfg.Metrics = server.NewMetrics()
