@@ -113,6 +113,11 @@ type Config struct {
 	// Links are more links around each call, inside the server's own
 	// (after the audit and quota, before the tool).
 	Links []Link
+	// OnMCPServer, when set, is called with every MCP server built (one
+	// per tool list, and per stateful session), before it serves, so that
+	// a host can offer more of its own (checkpointmcp.Add). What it adds
+	// bypasses Links.
+	OnMCPServer func(srv *mcp.Server)
 	// Logger receives the server's log lines; wrap its handler in
 	// LogHandler to have each line name its tenant and request id.
 	Logger *slog.Logger
@@ -483,6 +488,9 @@ func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool) *mc
 	opts.Changes = v.changes
 	opts.Wrap = s.chain(v, guard).Wrap
 	srv := mcpserver.New(set, opts)
+	if s.cfg.OnMCPServer != nil {
+		s.cfg.OnMCPServer(srv)
+	}
 	if s.quotas != nil {
 		srv.AddReceivingMiddleware(Quota{Manager: s.quotas}.Middleware())
 	}

@@ -214,3 +214,60 @@ func TestServeCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCheckpointTools: with --checkpoint-tools restore the model
+// lists its checkpoints and restores one over MCP; without it neither
+// tool is offered, and --checkpoint-tools needs --checkpoints.
+func TestServeCheckpointTools(t *testing.T) {
+	t.Parallel()
+	root, storeDir := t.TempDir(), t.TempDir()
+	ctx := t.Context()
+	connect := func(args ...string) *mcp.ClientSession {
+		cmd := exec.Command(binary, append([]string{"serve", "--root", root, "--checkpoints", "local:" + storeDir}, args...)...)
+		cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * exitDeadline}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	text := func(cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	cs := connect()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if strings.Contains(tool.Name, "checkpoint") {
+			t.Errorf("%s offered without --checkpoint-tools", tool.Name)
+		}
+	}
+	cs.Close()
+
+	cs = connect("--checkpoint-tools", "restore")
+	defer cs.Close()
+	if out, isErr := text(cs, "write_file", map[string]any{"path": "a.txt", "content": "one\n"}); isErr {
+		t.Fatal(out)
+	}
+	if out, isErr := text(cs, "list_checkpoints", nil); isErr || !strings.HasPrefix(out, "1  ") || !strings.Contains(out, "write a.txt  (1 path)") {
+		t.Errorf("list_checkpoints: %v %q", isErr, out)
+	}
+	out, isErr := text(cs, "restore_checkpoint", map[string]any{"checkpoint": 0})
+	if isErr || !strings.HasPrefix(out, "Restored 1 path to checkpoint 0: a.txt.") {
+		t.Errorf("restore_checkpoint: %v %q", isErr, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt after the restore: %v", err)
+	}
+
+	got := runFencefs(t, root, "", nil, "serve", "--root", root, "--checkpoint-tools", "list")
+	if got.code != 1 || !strings.Contains(got.stderr, "--checkpoint-tools needs --checkpoints") {
+		t.Errorf("--checkpoint-tools alone: %+v", got)
+	}
+}

@@ -12,7 +12,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/fencefs/fencefs/audit"
+	"github.com/fencefs/fencefs/checkpoint"
 	"github.com/fencefs/fencefs/checkpoint/checkpointmcp"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/mcpserver"
@@ -89,6 +92,23 @@ func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout 
 			}
 		}()
 		cfg.Links = append(cfg.Links, server.LinkFunc(checkpointmcp.Wrap(j, nil)))
+		if s.CheckpointTools == "list" || s.CheckpointTools == "restore" {
+			opts := checkpointmcp.Options{
+				Restore: s.CheckpointTools == "restore",
+				Rooted:  len(s.Mounts) > 0,
+				OnRestore: func(ctx context.Context, to uint64, res *checkpoint.Result, err error) {
+					var seq uint64
+					var n int
+					if res != nil {
+						seq, n = res.Seq, len(res.Restored)
+					}
+					logger.Info("checkpoint restore", "to", to, "restore", seq, "paths", n, "error", err)
+				},
+			}
+			cfg.OnMCPServer = func(srv *mcp.Server) { checkpointmcp.Add(srv, j, opts) }
+		}
+	} else if s.CheckpointTools != "" && s.CheckpointTools != "none" {
+		return fmt.Errorf("--checkpoint-tools needs --checkpoints")
 	}
 	if s.OTLPEndpoint != "" {
 		cfg.Metrics = server.NewMetrics()

@@ -144,7 +144,11 @@ type Settings struct {
 	// each change is journaled there before it commits (package
 	// checkpoint), for fencefs checkpoints to restore.
 	Checkpoints string
-	AuditReads  bool
+	// CheckpointTools, for serve with Checkpoints, offers the model
+	// list_checkpoints ("list") or both it and restore_checkpoint
+	// ("restore"); "none" (the default) offers neither.
+	CheckpointTools string
+	AuditReads      bool
 	// OTLPEndpoint is the base URL of an OTLP/HTTP receiver that traces
 	// and metrics are exported to ("" for none); OTLPPaths puts the
 	// paths of calls and storage operations on their spans.
@@ -537,6 +541,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "no-default-protect", usage: "drop the default protected patterns (**/.git, **/.env, **/.env.*, *.pem, *.key, **/secrets*)", value: boolValue{&s.NoDefaultProtect}},
 		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
 		{name: "checkpoints", arg: "STORE", usage: "journal the change before it commits in STORE, a mount spec outside the namespace (local:DIR, s3://..., sftp://...), so that fencefs checkpoints STORE can restore it; a change that cannot be journaled is not made (serve: not with --tenant-mount)", value: stringValue{&s.Checkpoints}, only: []string{"serve", "call"}},
+		{name: "checkpoint-tools", arg: "WHICH", usage: "with --checkpoints: offer the model list_checkpoints (list), or list_checkpoints and restore_checkpoint (restore); restoring is usually a person's act (default none)", value: choiceValue{&s.CheckpointTools, []string{"none", "list", "restore"}}, only: []string{"serve"}},
 		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: " + strings.Join(tools.DefaultTools(), ",") + "; the others, such as apply_patch, delete_file, move_file, copy_file, list_files and grep, by name)", value: toolsValue{&s.Tools, &s.toolsAll}},
 		{name: "require-read", usage: "refuse to change a file the session has not read, or that changed since", value: boolValue{&s.RequireRead}, only: []string{"serve", "tools", "skills"}},
 		{name: "no-hashes", usage: "leave content hashes out of read, write and edit results", value: boolValue{&s.NoHashes}},
