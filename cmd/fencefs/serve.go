@@ -43,6 +43,16 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 
 // serveWith serves s over stdio or HTTP until the end.
 func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
+	if which := s.CheckpointTools; which != "" && which != "none" {
+		switch {
+		case s.Checkpoints == "":
+			return fmt.Errorf("--checkpoint-tools needs --checkpoints")
+		case s.Auth != "":
+			// The two tools do not pass through the links, so scopes
+			// would not narrow them.
+			return fmt.Errorf("--checkpoint-tools: not with --auth yet (scopes do not cover these tools)")
+		}
+	}
 	if s.ApprovalKeyFile != "" {
 		key, err := readApprovalKey(s.ApprovalKeyFile)
 		if err != nil {
@@ -107,8 +117,6 @@ func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout 
 			}
 			cfg.OnMCPServer = func(srv *mcp.Server) { checkpointmcp.Add(srv, j, opts) }
 		}
-	} else if s.CheckpointTools != "" && s.CheckpointTools != "none" {
-		return fmt.Errorf("--checkpoint-tools needs --checkpoints")
 	}
 	if s.OTLPEndpoint != "" {
 		cfg.Metrics = server.NewMetrics()
