@@ -253,7 +253,11 @@ func (j *Journal) touchedBy(ctx context.Context, req *tools.ChangeRequest) ([]to
 	fromSizes := func() {
 		for _, s := range req.Sizes {
 			t := touched{path: j.storagePath(s.Path), hint: s.BeforeHash, before: s.Before, size: s.After, sized: s.After >= 0}
-			if s.After < 0 {
+			switch {
+			case s.Dir:
+				// A directory the change creates (SizeChange.Dir).
+				t = touched{path: t.path, before: -1, after: &State{Kind: Dir}}
+			case s.After < 0:
 				t.after = &State{Kind: Missing}
 			}
 			out = append(out, t)
