@@ -1,3 +1,9 @@
+// Package checkpoint_test runs package checkpoint's scenarios (a conflict, a
+// forced restore, a redo, an interrupted restore completed, a whole run
+// restored to the start) on memfs, local disk, mounts, S3 (versitygw) and
+// SFTP (OpenSSH), and its benchmarks; it lives in the harness module so
+// that the checkpoint package's own tests import nothing outside the root
+// module.
 package checkpoint_test
 
 import (
