@@ -80,7 +80,7 @@ func ParseMountSpec(spec string) (MountSpec, error) {
 		return MountSpec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
-	if prefix != "" && !backend.ValidPath(prefix) {
+	if prefix != "" && (prefix == "." || !backend.ValidPath(prefix)) {
 		return MountSpec{}, fmt.Errorf("azblob: prefix %q is not a canonical relative path", prefix)
 	}
 	m := MountSpec{Container: cont, Prefix: prefix}

@@ -45,6 +45,7 @@ func TestParseMountSpec(t *testing.T) {
 		{"azblob://agents?key=abc", "credentials are not accepted"},
 		{"azblob://agents?sas=sv%3D1", "credentials are not accepted"},
 		{"azblob://agents?connection_string=x", "credentials are not accepted"},
+		{"azblob://agents/.", "not a canonical"},
 		{"azblob://agents/../x", "not a canonical"},
 		{"azblob://agents/a//b", "not a canonical"},
 		{"azblob://agents?account=Acct", "not a storage account name"},

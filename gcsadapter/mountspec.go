@@ -62,7 +62,7 @@ func ParseMountSpec(spec string) (MountSpec, error) {
 		return MountSpec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
-	if prefix != "" && !backend.ValidPath(prefix) {
+	if prefix != "" && (prefix == "." || !backend.ValidPath(prefix)) {
 		return MountSpec{}, fmt.Errorf("gs: prefix %q is not a canonical relative path", prefix)
 	}
 	if len(prefix)+1 >= MaxKeyBytes {

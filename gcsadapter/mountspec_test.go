@@ -37,6 +37,8 @@ func TestParseMountSpecRefusals(t *testing.T) {
 		{"gs://", "bucket name is empty"},
 		{"gs://key:secret@b/p", "credentials are not accepted"},
 		{"gs://Upper", "lower-case"},
+		{"gs://b/.", "not a canonical relative path"},
+		{"gs://b/./", "not a canonical relative path"},
 		{"gs://b/../x", "not a canonical relative path"},
 		{"gs://b/a//c", "not a canonical relative path"},
 		{"gs://b/~x", "not a canonical relative path"},

@@ -164,7 +164,7 @@ func parseS3(rest string) (Spec, error) {
 		return Spec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
-	if prefix != "" && !backend.ValidPath(prefix) {
+	if prefix != "" && (prefix == "." || !backend.ValidPath(prefix)) {
 		return Spec{}, fmt.Errorf("s3: prefix %q is not a canonical relative path", prefix)
 	}
 	m := Spec{Kind: KindS3, S3: S3Spec{Bucket: bucket, Prefix: prefix}}

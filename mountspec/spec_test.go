@@ -69,6 +69,7 @@ func TestParseErrors(t *testing.T) {
 		{"s3:///p", "bucket name is empty"},
 		{"s3://key:secret@bucket/p", "credentials are not accepted"},
 		{"s3://bu cket", "bucket name"},
+		{"s3://b/.", "not a canonical relative path"},
 		{"s3://b/a/../c", "not a canonical relative path"},
 		{"s3://b/a//c", "not a canonical relative path"},
 		{"s3://b/~x", "not a canonical relative path"},
