@@ -147,6 +147,10 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 			req.Cancel(changedMeanwhile)
 			return nil
 		}
+		if refused := (*AdmitError)(nil); errors.As(err, &refused) {
+			req.Cancel(refused.Error())
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("checkpoint: taking the pre-image of %s: %w", t.path, err)
 		}
@@ -192,6 +196,10 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 		return nil
 	}
 	if err := j.write(ctx, r); err != nil {
+		if refused := (*AdmitError)(nil); errors.As(err, &refused) {
+			req.Cancel(refused.Error())
+			return nil
+		}
 		return err
 	}
 	c.entries = append(c.entries, e)

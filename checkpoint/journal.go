@@ -38,6 +38,32 @@ type Options struct {
 	// instead of two): a record holds at most this many bytes of them;
 	// 0 means 64 KiB, a negative value none.
 	InlineBytes int64
+	// Admit, when set, is asked before the journal adds an object to
+	// its store (a pre-image's content, a record), with the context of
+	// the call that makes it and the bytes it is about to add: a tenant's
+	// quota counts the store this way. An error refuses the addition:
+	// a change is then cancelled with the error's text (nothing of it is
+	// committed), a restore fails before it changes anything.
+	Admit func(ctx context.Context, bytes int64) error
+}
+
+// AdmitError is the error of a store addition Options.Admit refused.
+type AdmitError struct{ Err error }
+
+func (e *AdmitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Admit's error.
+func (e *AdmitError) Unwrap() error { return e.Err }
+
+// admit asks Options.Admit for n more bytes in the store.
+func (j *Journal) admit(ctx context.Context, n int64) error {
+	if j.opts.Admit == nil {
+		return nil
+	}
+	if err := j.opts.Admit(ctx, n); err != nil {
+		return &AdmitError{Err: err}
+	}
+	return nil
 }
 
 // defaultInlineBytes is Options.InlineBytes when it is 0.
@@ -239,11 +265,16 @@ func (j *Journal) dropThrough(cut uint64) {
 func (j *Journal) write(ctx context.Context, r *record) error {
 	r.Afters = j.unsaved
 	r.Time = j.opts.Now().UTC()
-	for range 8 {
+	for try := range 8 {
 		r.Seq = j.next
 		data, err := encodeRecord(r)
 		if err != nil {
 			return err
+		}
+		if try == 0 {
+			if err := j.admit(ctx, int64(len(data))); err != nil {
+				return err
+			}
 		}
 		err = backend.WriteFile(ctx, j.store, j.storePath("journal/"+recordName(r.Seq)), data,
 			backend.WriteOptions{Precondition: backend.Precondition{CreateOnly: true}})
@@ -303,7 +334,7 @@ func (j *Journal) storeContent(ctx context.Context, src backend.Backend, name, w
 		// It grew past the bound since its size was read: store it apart.
 	}
 	if want == "" {
-		h, _, err := hashFile(ctx, src, name)
+		h, n, err := hashFile(ctx, src, name)
 		if err != nil {
 			return "", 0, err
 		}
@@ -311,7 +342,17 @@ func (j *Journal) storeContent(ctx context.Context, src backend.Backend, name, w
 			fi, err := backend.Stat(ctx, src, name)
 			return h, fi.Size, err
 		}
-		want = h
+		want, size = h, n
+	}
+	if size < 0 {
+		fi, err := backend.Stat(ctx, src, name)
+		if err != nil {
+			return "", 0, err
+		}
+		size = fi.Size
+	}
+	if err := j.admit(ctx, size); err != nil {
+		return "", 0, err
 	}
 	n := &countingReader{src: src}
 	err := backend.CopyStream(ctx, n, name, j.store, j.blobPath(want), backend.CopyOptions{

@@ -305,8 +305,10 @@ type Result struct {
 	Seq uint64
 	// To is the checkpoint restored to.
 	To uint64
-	// Restored are the paths changed.
+	// Restored are the paths changed; Items the same, with their states
+	// before (Current) and after (Target).
 	Restored []string
+	Items    []Item
 	// Forced are the items in conflict that Force overwrote; Skipped
 	// those left as they are (in conflict with SkipConflicts, or a
 	// symlink or content no longer stored with Force).
@@ -387,6 +389,7 @@ func (j *Journal) Restore(ctx context.Context, to uint64, opts RestoreOptions) (
 	for _, it := range items {
 		res.Restored = append(res.Restored, it.Path)
 	}
+	res.Items = items
 	if err := j.write(ctx, &record{Type: typeDone, Ref: r.Seq}); err != nil {
 		return res, fmt.Errorf("checkpoint: restore %d applied, but not marked complete: %w", r.Seq, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,18 +55,38 @@ type Options struct {
 	// Rooted shows paths rooted ("/w/x"), as the tools of a mounted
 	// namespace show them.
 	Rooted bool
+	// Tools, when not nil, offers only the tools it names of those Add
+	// would offer (a caller's grants).
+	Tools []string
+	// Wrap, when set, wraps each tool's handler, given the tool's name and
+	// annotations as a tools.Tool: a server's own checks and records
+	// (scopes, quotas, audit), as mcpserver.Options.Wrap wraps the file
+	// tools.
+	Wrap func(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler
+}
+
+// add offers one tool on server, wrapped and filtered as opts say.
+func (opts Options) add(server *mcp.Server, mt *mcp.Tool, readOnly bool, h mcp.ToolHandler) {
+	if opts.Tools != nil && !slices.Contains(opts.Tools, mt.Name) {
+		return
+	}
+	if opts.Wrap != nil {
+		h = opts.Wrap(&tools.Tool{Name: mt.Name, Description: mt.Description, InputSchema: mt.InputSchema.(json.RawMessage),
+			Annotations: tools.Annotations{Title: mt.Annotations.Title, ReadOnly: readOnly, Destructive: !readOnly}}, h)
+	}
+	server.AddTool(mt, h)
 }
 
 // Add offers list_checkpoints (and, with opts.Restore,
 // restore_checkpoint) over j on server.
 func Add(server *mcp.Server, j *checkpoint.Journal, opts Options) {
 	f := false
-	server.AddTool(&mcp.Tool{
+	opts.add(server, &mcp.Tool{
 		Name:        ListTool,
 		Description: "List the checkpoints of your file changes, newest first: each changing call is one, numbered, with its time, label (turn), operation and paths. restore_checkpoint returns files to one.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"description":"How many to list, newest first. Default 20."},"label":{"type":"string","description":"Only the checkpoints of this label (a turn)."}},"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "List checkpoints", ReadOnlyHint: true, OpenWorldHint: &f},
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	}, true, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var a struct {
 			Limit int    `json:"limit"`
 			Label string `json:"label"`
@@ -79,12 +100,12 @@ func Add(server *mcp.Server, j *checkpoint.Journal, opts Options) {
 		return
 	}
 	t := true
-	server.AddTool(&mcp.Tool{
+	opts.add(server, &mcp.Tool{
 		Name:        RestoreTool,
 		Description: "Return files to a checkpoint: every path the changes after it touched gets its content back (files created since are removed, deleted ones re-created, moved ones moved back). A path someone else changed since is a conflict: the restore is then refused and the conflicts listed, unless force is true. The restore is a checkpoint itself, so it can be undone.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"checkpoint":{"type":"integer","minimum":0,"description":"The checkpoint to return to, as list_checkpoints numbers them; 0 is before the first change."},"paths":{"type":"array","items":{"type":"string"},"description":"Only these paths (and what lies below them)."},"force":{"type":"boolean","description":"Overwrite paths someone else changed since. Default false."}},"required":["checkpoint"],"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Restore a checkpoint", DestructiveHint: &t, OpenWorldHint: &f},
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	}, false, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var a struct {
 			Checkpoint *uint64  `json:"checkpoint"`
 			Paths      []string `json:"paths"`
@@ -171,6 +192,7 @@ func list(j *checkpoint.Journal, limit int, label string, rooted bool) string {
 // restored renders a restore's result.
 func restored(to uint64, res *checkpoint.Result, err error, rooted bool) *mcp.CallToolResult {
 	var ce *checkpoint.ConflictError
+	var refused *checkpoint.AdmitError
 	switch {
 	case errors.As(err, &ce):
 		var b strings.Builder
@@ -179,6 +201,8 @@ func restored(to uint64, res *checkpoint.Result, err error, rooted bool) *mcp.Ca
 			fmt.Fprintf(&b, "\n%s: %s", show(c.Path, rooted), c.Conflict)
 		}
 		return text(true, b.String())
+	case errors.As(err, &refused):
+		return text(true, fmt.Sprintf("The restore to checkpoint %d was refused: %v. Nothing was changed.", to, refused))
 	case errors.Is(err, checkpoint.ErrPruned):
 		return text(true, fmt.Sprintf("Checkpoint %d is no longer kept; list_checkpoints shows the oldest kept.", to))
 	case err != nil && res != nil && res.Seq != 0:
