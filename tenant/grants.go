@@ -24,7 +24,7 @@ type Grants struct {
 }
 
 // NewGrants returns the grants of byScope, which maps a scope to tool
-// names (those of tools.AllTools) or the groups of ExpandTools ("read",
+// names (those of KnownTools) or the groups of ExpandTools ("read",
 // "write", "all"). An unknown tool name is an error naming it, so a typing
 // mistake in a config does not silently grant nothing. A scope may not be
 // empty or hold white space, which separates scopes in a token.
@@ -43,22 +43,45 @@ func NewGrants(byScope map[string][]string) (*Grants, error) {
 	return g, nil
 }
 
+// Tools a server offers beside the file tools of package tools when its
+// operator asks (package checkpoint/checkpointmcp). Grants and policies
+// name them as any tool, and the groups hold them by what they do:
+// ToolListCheckpoints reads (GroupRead), ToolRestoreCheckpoint changes
+// storage (GroupWrite).
+const (
+	ToolListCheckpoints   = "list_checkpoints"
+	ToolRestoreCheckpoint = "restore_checkpoint"
+)
+
+// KnownTools returns every tool name grants and policies know:
+// tools.AllTools, then ToolListCheckpoints and ToolRestoreCheckpoint.
+func KnownTools() []string {
+	return append(tools.AllTools(), ToolListCheckpoints, ToolRestoreCheckpoint)
+}
+
+// readOnlyTools returns the tools of KnownTools that never change
+// storage.
+func readOnlyTools() []string {
+	return append(tools.ReadOnlyTools(), ToolListCheckpoints)
+}
+
 // Tool groups that ExpandTools accepts beside tool names.
 const (
-	// GroupRead is every tool of tools.ReadOnlyTools.
+	// GroupRead is every tool of tools.ReadOnlyTools, and
+	// ToolListCheckpoints.
 	GroupRead = "read"
 	// GroupWrite is every tool that can change storage.
 	GroupWrite = "write"
-	// GroupAll is every tool of tools.AllTools.
+	// GroupAll is every tool of KnownTools.
 	GroupAll = "all"
 )
 
 // ExpandTools returns the tools that names list, each a tool name of
-// tools.AllTools or a group (GroupRead, GroupWrite, GroupAll), without
-// repeats and in tools.AllTools's order. Every name it does not know is
+// KnownTools or a group (GroupRead, GroupWrite, GroupAll), without
+// repeats and in KnownTools's order. Every name it does not know is
 // named in the error. An empty list expands to none (not nil).
 func ExpandTools(names []string) ([]string, error) {
-	all, ro := tools.AllTools(), tools.ReadOnlyTools()
+	all, ro := KnownTools(), readOnlyTools()
 	want := map[string]bool{}
 	var unknown []string
 	for _, n := range names {
@@ -92,8 +115,9 @@ func ExpandTools(names []string) ([]string, error) {
 	return out, nil
 }
 
-// DefaultGrants gives ScopeRead the tools of tools.ReadOnlyTools (the
-// group GroupRead) and ScopeWrite every other tool (GroupWrite). A token
+// DefaultGrants gives ScopeRead the tools of tools.ReadOnlyTools and
+// list_checkpoints (the group GroupRead) and ScopeWrite every other tool
+// (GroupWrite), restore_checkpoint included. A token
 // usually carries both; one with only files:write can write and edit but
 // not read or list.
 func DefaultGrants() *Grants {
@@ -117,13 +141,13 @@ func (g *Grants) Scopes() []string {
 
 // Tools returns the tools that scopes grant, limited to offered (the tool
 // set the server is configured with; nil means every tool), in offered's
-// order (tools.AllTools's order for nil). Scopes g does not know grant
+// order (KnownTools's order for nil). Scopes g does not know grant
 // nothing. The result is nil when nothing is granted; pass it to
 // tools.Options.Tools only when it is not nil, since a nil Tools there
 // means the default set.
 func (g *Grants) Tools(scopes, offered []string) []string {
 	if offered == nil {
-		offered = tools.AllTools()
+		offered = KnownTools()
 	}
 	var out []string
 	for _, n := range offered {

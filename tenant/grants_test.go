@@ -11,8 +11,8 @@ func TestDefaultGrants(t *testing.T) {
 	g := DefaultGrants()
 	ro := tools.ReadOnlyTools()
 	var writing, defaultRO []string // derived, so a new tool needs no edit here
-	for _, n := range tools.AllTools() {
-		if !slices.Contains(ro, n) {
+	for _, n := range KnownTools() {
+		if !slices.Contains(ro, n) && n != ToolListCheckpoints {
 			writing = append(writing, n)
 		}
 	}
@@ -21,7 +21,7 @@ func TestDefaultGrants(t *testing.T) {
 			defaultRO = append(defaultRO, n)
 		}
 	}
-	if len(writing) == 0 || len(defaultRO) == 0 || !slices.Contains(writing, "write_file") || !slices.Contains(defaultRO, "read_file") {
+	if len(writing) == 0 || len(defaultRO) == 0 || !slices.Contains(writing, "write_file") || !slices.Contains(writing, ToolRestoreCheckpoint) || !slices.Contains(defaultRO, "read_file") {
 		t.Fatalf("tools' lists: writing %q, default read-only %q", writing, defaultRO)
 	}
 	cases := []struct {
@@ -31,6 +31,7 @@ func TestDefaultGrants(t *testing.T) {
 		want    []string
 	}{
 		{"read", []string{ScopeRead}, ro, ro},
+		{"read, with the checkpoint tools", []string{ScopeRead}, KnownTools(), append(slices.Clone(ro), ToolListCheckpoints)},
 		{"read of the defaults", []string{ScopeRead}, tools.DefaultTools(), defaultRO},
 		{"write only", []string{ScopeWrite}, nil, writing},
 		{"both", []string{"openid", ScopeRead, ScopeWrite}, tools.DefaultTools(), tools.DefaultTools()},

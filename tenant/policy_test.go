@@ -9,9 +9,9 @@ import (
 )
 
 func TestExpandTools(t *testing.T) {
-	ro := tools.ReadOnlyTools()
+	ro := append(tools.ReadOnlyTools(), ToolListCheckpoints)
 	var writing []string
-	for _, n := range tools.AllTools() {
+	for _, n := range KnownTools() {
 		if !slices.Contains(ro, n) {
 			writing = append(writing, n)
 		}
@@ -22,8 +22,9 @@ func TestExpandTools(t *testing.T) {
 	}{
 		{[]string{GroupRead}, ro},
 		{[]string{GroupWrite}, writing},
-		{[]string{GroupAll}, tools.AllTools()},
-		{[]string{GroupRead, GroupWrite}, tools.AllTools()},
+		{[]string{GroupAll}, KnownTools()},
+		{[]string{GroupRead, GroupWrite}, KnownTools()},
+		{[]string{ToolRestoreCheckpoint}, []string{ToolRestoreCheckpoint}},
 		{[]string{"write_file", "read_file", "read_file"}, []string{"read_file", "write_file"}},
 		{[]string{GroupRead, "edit_file"}, append([]string{"read_file", "edit_file"}, ro[1:]...)},
 		{[]string{" grep "}, []string{"grep"}},
@@ -37,7 +38,7 @@ func TestExpandTools(t *testing.T) {
 			continue
 		}
 		want := slices.Clone(tc.want)
-		slices.SortFunc(want, func(a, b string) int { return slices.Index(tools.AllTools(), a) - slices.Index(tools.AllTools(), b) })
+		slices.SortFunc(want, func(a, b string) int { return slices.Index(KnownTools(), a) - slices.Index(KnownTools(), b) })
 		if !slices.Equal(got, want) || got == nil {
 			t.Errorf("%q: %q, want %q", tc.in, got, want)
 		}
@@ -58,7 +59,7 @@ func TestGrantsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := g.Tools([]string{"files:admin"}, nil); !slices.Equal(got, tools.AllTools()) {
+	if got := g.Tools([]string{"files:admin"}, nil); !slices.Equal(got, KnownTools()) {
 		t.Errorf("files:admin %q", got)
 	}
 	if got := g.Tools([]string{"files:edit"}, []string{"write_file", "edit_file", "grep"}); !slices.Equal(got, []string{"edit_file", "grep"}) {
