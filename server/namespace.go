@@ -76,6 +76,9 @@ type Namespace struct {
 	// mounts are the namespace's mounts, sorted by name; nil for a root.
 	mounts []Mount
 	logger *slog.Logger
+	// journal is the namespace's checkpoint journal, if any
+	// (Config.Checkpoints).
+	journal *nsJournal
 }
 
 // OpenNamespace opens the storage c describes (the root, or the mounts,
@@ -149,12 +152,13 @@ func (n *Namespace) NewSet(list []string) (*tools.Set, error) {
 
 // Usage scans the files that count against the namespace's quota: every
 // file of a plain namespace, the files of the writable, unshared mounts
-// of a rooted one.
+// of a rooted one, and what its checkpoint store holds.
 func (n *Namespace) Usage(ctx context.Context) (quota.Usage, error) {
 	if n.children == nil {
-		return scanUsage(ctx, n.b)
+		u, err := scanUsage(ctx, n.b)
+		return u.Add(n.journalUsage()), err
 	}
-	var u quota.Usage
+	u := n.journalUsage()
 	for name := range n.counted {
 		mu, err := scanUsage(ctx, n.children[name])
 		if err != nil {

@@ -113,6 +113,10 @@ type Config struct {
 	// Links are more links around each call, inside the server's own
 	// (after the audit and quota, before the tool).
 	Links []Link
+	// Checkpoints, when set, journal every namespace's changes (one
+	// journal per tenant with TenantMounts) and may offer the checkpoint
+	// tools.
+	Checkpoints *Checkpoints
 	// OnMCPServer, when set, is called with every MCP server built (one
 	// per tool list, and per stateful session), before it serves, so that
 	// a host can offer more of its own (checkpointmcp.Add). What it adds
@@ -173,7 +177,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	nc.Tracing = cfg.Tracing
 	var sctx context.Context
 	sctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
-	var err error
+	err := s.checkCheckpoints()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	if len(cfg.TenantMounts) > 0 {
 		err = s.openTenants()
 	} else {
@@ -191,6 +199,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) openSingle(ctx, sctx context.Context) error {
 	ns, err := OpenNamespace(ctx, s.cfg.Namespace, s.opener)
 	if err != nil {
+		return err
+	}
+	if err := s.openJournal(ctx, ns, ""); err != nil {
+		ns.Close()
 		return err
 	}
 	s.quotas, err = NewQuotas(s.cfg.Quota, s.cfg.QuotaTenants, func(ctx context.Context, _ string) (quota.Usage, error) { return ns.Usage(ctx) })
@@ -292,6 +304,11 @@ func (s *Server) openTenant(ctx context.Context, id tenant.ID) (*Servers, error)
 	// The tenant rides in the context, as in its calls' lines.
 	ctx = withCallInfo(ctx, callInfo{tenant: string(id)})
 	ns, err := OpenNamespace(ctx, nc, s.opener)
+	if err == nil {
+		if err = s.openJournal(ctx, ns, id); err != nil {
+			ns.Close()
+		}
+	}
 	if err != nil {
 		s.logger.ErrorContext(ctx, "opening a tenant's namespace", "error", err)
 		return nil, errors.New("its storage could not be opened")
@@ -391,6 +408,7 @@ func (s *Server) newServers(ns *Namespace) *Servers {
 	for _, t := range ns.set.Tools() {
 		offered = append(offered, t.Name)
 	}
+	offered = append(offered, ns.checkpointTools()...)
 	v := &Servers{s: s, ns: ns, offered: offered, changes: mcpserver.NewChanges(), byList: map[string]*mcp.Server{}}
 	if s.hashGuard(false) {
 		// Only the stateless require-read check uses the probe: a
@@ -423,7 +441,7 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 		}
 	}
 	opts := v.ns.opts
-	opts.Tools = slices.Clone(list)
+	opts.Tools = fileTools(list)
 	guard := v.s.hashGuard(stdio)
 	if guard {
 		opts.Tools = slices.DeleteFunc(opts.Tools, func(n string) bool { return n == "apply_patch" })
@@ -440,6 +458,7 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 		}
 	}
 	srv := v.s.newMCPServer(set, v, guard, stdio)
+	v.addCheckpointTools(srv, list, guard)
 	if !newSession {
 		v.byList[key] = srv
 	}
@@ -461,6 +480,8 @@ func (s *Server) chain(v *Servers, guard bool) Chain {
 	for _, l := range s.cfg.Links {
 		c = append(c, l)
 	}
+	// Innermost: a change the links refused is not journaled.
+	c = append(c, v.journalLink())
 	return c
 }
 

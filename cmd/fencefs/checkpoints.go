@@ -10,6 +10,8 @@ import (
 	"github.com/fencefs/fencefs/checkpoint/checkpointcli"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/server"
+	"github.com/fencefs/fencefs/tenant"
 )
 
 // checkpointsUsage is the synopsis of fencefs checkpoints.
@@ -82,4 +84,19 @@ func openJournalAt(ctx context.Context, spec mountspec.Spec, s *config.Settings,
 		return nil, nil, err
 	}
 	return j, func() { closer.Close() }, nil
+}
+
+// checkpointsConfig returns the server's checkpoints of --checkpoints (a
+// store template with {tenant} under --tenant-mount) and
+// --checkpoint-tools.
+func checkpointsConfig(s *config.Settings) (*server.Checkpoints, error) {
+	store, err := tenant.ParseTemplate(s.Checkpoints)
+	if err != nil {
+		return nil, fmt.Errorf("--checkpoints: %w", err)
+	}
+	return &server.Checkpoints{
+		Store:   store,
+		List:    s.CheckpointTools == "list" || s.CheckpointTools == "restore",
+		Restore: s.CheckpointTools == "restore",
+	}, nil
 }

@@ -12,11 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/fencefs/fencefs/audit"
-	"github.com/fencefs/fencefs/checkpoint"
-	"github.com/fencefs/fencefs/checkpoint/checkpointmcp"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
 	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/mountspec"
@@ -43,15 +39,8 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 
 // serveWith serves s over stdio or HTTP until the end.
 func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	if which := s.CheckpointTools; which != "" && which != "none" {
-		switch {
-		case s.Checkpoints == "":
-			return fmt.Errorf("--checkpoint-tools needs --checkpoints")
-		case s.Auth != "":
-			// The two tools do not pass through the links, so scopes
-			// would not narrow them.
-			return fmt.Errorf("--checkpoint-tools: not with --auth yet (scopes do not cover these tools)")
-		}
+	if which := s.CheckpointTools; which != "" && which != "none" && s.Checkpoints == "" {
+		return fmt.Errorf("--checkpoint-tools needs --checkpoints")
 	}
 	if s.ApprovalKeyFile != "" {
 		key, err := readApprovalKey(s.ApprovalKeyFile)
@@ -81,41 +70,8 @@ func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout 
 		return err
 	}
 	if s.Checkpoints != "" {
-		if len(s.TenantMounts) > 0 {
-			return fmt.Errorf("--checkpoints: not with --tenant-mount yet (a journal per tenant namespace is not wired)")
-		}
-		// The journal reads the namespace through a backend of its own
-		// over the same storage as the server's.
-		ns, err := openNamespace(ctx, s, logger)
-		if err != nil {
+		if cfg.Checkpoints, err = checkpointsConfig(s); err != nil {
 			return err
-		}
-		defer ns.Close()
-		j, closeStore, err := openJournal(ctx, s, ns.Backend())
-		if err != nil {
-			return err
-		}
-		defer closeStore()
-		defer func() {
-			if err := j.Flush(context.WithoutCancel(ctx)); err != nil {
-				logger.Error("saving the last changes' checkpoints", "error", err)
-			}
-		}()
-		cfg.Links = append(cfg.Links, server.LinkFunc(checkpointmcp.Wrap(j, nil)))
-		if s.CheckpointTools == "list" || s.CheckpointTools == "restore" {
-			opts := checkpointmcp.Options{
-				Restore: s.CheckpointTools == "restore",
-				Rooted:  len(s.Mounts) > 0,
-				OnRestore: func(ctx context.Context, to uint64, res *checkpoint.Result, err error) {
-					var seq uint64
-					var n int
-					if res != nil {
-						seq, n = res.Seq, len(res.Restored)
-					}
-					logger.Info("checkpoint restore", "to", to, "restore", seq, "paths", n, "error", err)
-				},
-			}
-			cfg.OnMCPServer = func(srv *mcp.Server) { checkpointmcp.Add(srv, j, opts) }
 		}
 	}
 	if s.OTLPEndpoint != "" {
