@@ -80,7 +80,7 @@ type ckptEnv struct {
 // ckptServer serves tenants over HTTP, each with the mount ws at
 // dir/ws/<tenant> and a checkpoint journal at dir/ckpt/<tenant>,
 // offering every tool and both checkpoint tools.
-func ckptServer(t *testing.T, stateless bool, limits map[string]quota.Limits) ckptEnv {
+func ckptServer(t *testing.T, stateless bool, limits map[string]quota.Limits, cache int) ckptEnv {
 	t.Helper()
 	e := ckptEnv{dir: t.TempDir(), audit: &syncBuffer{}}
 	ws, _ := tenant.ParseTemplate("local:" + filepath.Join(e.dir, "ws", tenant.Placeholder))
@@ -98,6 +98,7 @@ func ckptServer(t *testing.T, stateless bool, limits map[string]quota.Limits) ck
 		Stateless:    stateless,
 		Audit:        server.Audit{Log: audit.New(e.audit, audit.Genesis)},
 		QuotaTenants: limits,
+		TenantCache:  cache,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +160,7 @@ func mustCall(t *testing.T, cs *mcp.ClientSession, turn, name string, args map[s
 func TestTenantCheckpoints(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			e := ckptServer(t, stateless, nil)
+			e := ckptServer(t, stateless, nil, 0)
 			rw := tenant.ScopeRead + " " + tenant.ScopeWrite
 			seed := map[string]string{"main.go": "package main\n\nfunc main() {}\n", "lib/a.go": "package lib\n", "notes.txt": "notes\n"}
 			for _, id := range []string{"t1", "t2"} {
@@ -273,7 +274,7 @@ func TestTenantCheckpoints(t *testing.T) {
 // tenant's quota: a change whose pre-image would not fit is refused,
 // naming the quota, and the file keeps its content.
 func TestTenantCheckpointsQuota(t *testing.T) {
-	e := ckptServer(t, true, map[string]quota.Limits{"t3": {MaxBytes: 3000}})
+	e := ckptServer(t, true, map[string]quota.Limits{"t3": {MaxBytes: 3000}}, 0)
 	cs := e.session(t, caller{tenant: "t3", scopes: tenant.ScopeRead + " " + tenant.ScopeWrite})
 	big := strings.Repeat("x", 1500) + "\n"
 	mustCall(t, cs, "", "write_file", map[string]any{"path": "/ws/a.txt", "content": big})
@@ -317,5 +318,29 @@ func TestCheckpointStoreDisjoint(t *testing.T) {
 	_, err := server.New(t.Context(), server.Config{Namespace: server.NamespaceConfig{Root: root}, Checkpoints: &server.Checkpoints{Store: store}})
 	if err == nil || !strings.Contains(err.Error(), "lies inside or around mount root") {
 		t.Errorf("a store inside the root: %v", err)
+	}
+}
+
+// TestTenantCheckpointsEviction: a tenant's journal is closed with its
+// namespace when the cache evicts it, its last after-states saved, so
+// that once opened again a restore to the start finds no conflict.
+func TestTenantCheckpointsEviction(t *testing.T) {
+	e := ckptServer(t, true, nil, 1)
+	rw := tenant.ScopeRead + " " + tenant.ScopeWrite
+	t1, t2 := e.session(t, caller{tenant: "t1", scopes: rw}), e.session(t, caller{tenant: "t2", scopes: rw})
+	for i := range 3 {
+		// Each call of one evicts the other's namespace.
+		mustCall(t, t1, "", "write_file", map[string]any{"path": fmt.Sprintf("/ws/%d.txt", i), "content": "t1\n"})
+		mustCall(t, t2, "", "write_file", map[string]any{"path": fmt.Sprintf("/ws/%d.txt", i), "content": "t2\n"})
+	}
+	out := mustCall(t, t1, "", "restore_checkpoint", map[string]any{"checkpoint": 0})
+	if !strings.HasPrefix(out, "Restored 3 paths to checkpoint 0") {
+		t.Errorf("t1's restore: %q", out)
+	}
+	if got := tree(t, filepath.Join(e.dir, "ws", "t1")); len(got) != 0 {
+		t.Errorf("t1 after the restore: %q", got)
+	}
+	if got := tree(t, filepath.Join(e.dir, "ws", "t2")); len(got) != 3 {
+		t.Errorf("t2 after t1's restore: %q", got)
 	}
 }

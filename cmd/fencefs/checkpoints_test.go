@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/fencefs/fencefs/checkpoint"
 	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/tenant/tenanttest"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -274,5 +277,77 @@ func TestServeCheckpointTools(t *testing.T) {
 	got = runFencefs(t, root, "", nil, "serve", "--root", root, "--checkpoints", "local:"+filepath.Join(root, ".checkpoints"))
 	if got.code != 1 || !strings.Contains(got.stderr, "lies inside or around mount root") {
 		t.Errorf("a store inside the root: %+v", got)
+	}
+}
+
+// TestServeTenantCheckpoints drives serve --http --auth jwt
+// --tenant-mount --checkpoints with a {tenant} store and
+// --checkpoint-tools restore over the SDK client: t1's edits in a turn
+// its calls' _meta marks are journaled in t1's own store, the model
+// restores them through the server's scopes and audit, a files:read
+// token is offered list_checkpoints only, and a person reads the same
+// journal with fencefs checkpoints.
+func TestServeTenantCheckpoints(t *testing.T) {
+	t.Parallel()
+	iss := tenanttest.NewIssuer(t)
+	base := t.TempDir()
+	auditFile := filepath.Join(base, "audit.jsonl")
+	h := startTenantServe(t, iss, base, "--audit", auditFile,
+		"--checkpoints", "local:"+filepath.Join(base, "ckpt", "{tenant}"), "--checkpoint-tools", "restore")
+	ctx := t.Context()
+	t1, err := connectAs(t, h.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), "")
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, h.stderr.String())
+	}
+	defer t1.Close()
+	inTurn := func(tool string, args map[string]any) {
+		t.Helper()
+		res, err := t1.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{"fencefs/turn": "turn-a"}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+	}
+	inTurn("write_file", map[string]any{"path": "/ws/a.txt", "content": "0\n"})
+	for i := 1; i <= 5; i++ {
+		inTurn("edit_file", map[string]any{"path": "/ws/a.txt", "old_text": fmt.Sprintf("%d\n", i-1), "new_text": fmt.Sprintf("%d\n", i)})
+	}
+	inTurn("edit_file", map[string]any{"path": "/ws/secret.txt", "old_text": "secret", "new_text": "public"})
+	if out := callOK(t, ctx, t1, "list_checkpoints", nil); strings.Count(out, "[turn-a]") != 7 {
+		t.Errorf("list_checkpoints:\n%s", out)
+	}
+	if out := callOK(t, ctx, t1, "restore_checkpoint", map[string]any{"checkpoint": 0}); !strings.HasPrefix(out, "Restored 2 paths to checkpoint 0") {
+		t.Errorf("restore_checkpoint: %q", out)
+	}
+	if data, err := os.ReadFile(filepath.Join(base, "tenants", "t1", "secret.txt")); string(data) != "secret of t1\n" {
+		t.Errorf("secret.txt after the restore: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "tenants", "t1", "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt after the restore: %v", err)
+	}
+	audit, _ := os.ReadFile(auditFile)
+	if !strings.Contains(string(audit), `"tenant":"t1","subject":"t1","tool":"restore_checkpoint","paths":["/ws/`) {
+		t.Errorf("no audit line of the restore:\n%s", audit)
+	}
+
+	reader, err := connectAs(t, h.url, iss.Sign(t, tenanttest.Claims{Subject: "t2", Scope: "files:read"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	list, err := reader.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Contains(names, "list_checkpoints") || slices.Contains(names, "restore_checkpoint") {
+		t.Errorf("files:read tools: %q", names)
+	}
+
+	got := runFencefs(t, base, "", nil, "checkpoints", "--mount", "ws=local:"+filepath.Join(base, "tenants", "t1"), "local:"+filepath.Join(base, "ckpt", "t1"), "list")
+	if got.code != 0 || !strings.Contains(got.stdout, "restore to 0, 2 paths") || !strings.Contains(got.stdout, "turn-a\tedit ws/secret.txt") {
+		t.Errorf("fencefs checkpoints list: %+v", got)
 	}
 }
