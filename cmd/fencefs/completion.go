@@ -17,6 +17,9 @@ func commands() [][2]string {
 		{"call", "run one tool once"},
 		{"tools", "print the configured tools and their schemas"},
 		{"skills", "list the skills under the --skills roots"},
+		{"overlay", "review an overlay mount: changes, diff, commit, discard"},
+		{"audit", "check the hash chain of an audit log"},
+		{"checkpoints", "list, show, diff and restore checkpoints"},
 		{"version", "print the version"},
 		{"help", "print help"},
 		{"completion", "print a shell completion script"},
@@ -24,7 +27,13 @@ func commands() [][2]string {
 }
 
 // flagCommands returns the commands that take flags.
-func flagCommands() []string { return []string{"serve", "call", "tools", "skills"} }
+func flagCommands() []string { return []string{"serve", "call", "tools", "skills", "checkpoints"} }
+
+// verbs returns the commands whose first argument is a verb, and their
+// verbs.
+func verbs() [][2]string {
+	return [][2]string{{"overlay", "changes diff commit discard"}, {"audit", "verify"}}
+}
 
 // completion prints the completion script of a shell: fencefs completion
 // bash|zsh|fish.
@@ -86,6 +95,9 @@ _fencefs() {
 	for _, c := range flagCommands() {
 		fmt.Fprintf(&b, "\t%s) words=%q ;;\n", c, flagWords(c))
 	}
+	for _, v := range verbs() {
+		fmt.Fprintf(&b, "\t%s) [[ $COMP_CWORD -eq 2 ]] || return; words=%q ;;\n", v[0], v[1])
+	}
 	fmt.Fprintf(&b, "\thelp) words=%q ;;\n", strings.Join(helpTopics(), " "))
 	b.WriteString("\tcompletion) words=\"bash zsh fish\" ;;\n\t*) return ;;\n\tesac\n")
 	fmt.Fprintf(&b, "\tif [[ ${COMP_WORDS[1]} == call && $cur != -* ]]; then\n\t\twords=%q\n\tfi\n", strings.Join(tools.AllTools(), " "))
@@ -120,6 +132,9 @@ _fencefs() {
 		}
 		b.WriteString("; fi ;;\n")
 	}
+	for _, v := range verbs() {
+		fmt.Fprintf(&b, "\t%s) if (( CURRENT == 3 )); then compadd -- %s; else _files; fi ;;\n", v[0], v[1])
+	}
 	fmt.Fprintf(&b, "\thelp) compadd -- %s ;;\n", strings.Join(helpTopics(), " "))
 	b.WriteString("\tcompletion) compadd -- bash zsh fish ;;\n\tesac\n}\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n\t_fencefs \"$@\"\nelse\n\tcompdef _fencefs fencefs\nfi\n")
 	return b.String()
@@ -141,6 +156,9 @@ func fishCompletion() string {
 		}
 	}
 	fmt.Fprintf(&b, "complete -c fencefs -n '__fish_seen_subcommand_from call' -a %s\n", fishQuote(strings.Join(tools.AllTools(), " ")))
+	for _, v := range verbs() {
+		fmt.Fprintf(&b, "complete -c fencefs -n '__fish_seen_subcommand_from %s' -a %s\n", v[0], fishQuote(v[1]))
+	}
 	fmt.Fprintf(&b, "complete -c fencefs -n '__fish_seen_subcommand_from help' -a %s\n", fishQuote(strings.Join(helpTopics(), " ")))
 	b.WriteString("complete -c fencefs -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n")
 	return b.String()

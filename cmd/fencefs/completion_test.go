@@ -57,6 +57,11 @@ func TestCompletion(t *testing.T) {
 		{"fencefs call --call-t", "--call-timeout"},
 		{"fencefs help pa", "paths patterns"},
 		{"fencefs completion f", "fish"},
+		{"fencefs ov", "overlay"},
+		{"fencefs overlay c", "changes commit"},
+		{"fencefs audit v", "verify"},
+		{"fencefs checkpoints --ro", "--root"},
+		{"fencefs help au", "audit"},
 	} {
 		words := strings.Fields(tt.line)
 		prog := script + "\nCOMP_WORDS=(" + tt.line + "); COMP_CWORD=" + strconv.Itoa(len(words)-1) + "; _fencefs; echo \"${COMPREPLY[*]}\"\n"

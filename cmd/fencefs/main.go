@@ -87,6 +87,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
@@ -281,6 +282,8 @@ func help(args []string, stdout, stderr io.Writer) int {
 		commandUsage(args[0], stdout)
 	case "overlay":
 		fmt.Fprint(stdout, overlayUsage)
+	case "audit":
+		fmt.Fprint(stdout, auditUsage)
 	case "version":
 		fmt.Fprint(stdout, "Usage: fencefs version\n\nPrints the version (the module version, or devel and the commit for a build from a clone),\nthe module, the commit with its time and whether it had uncommitted changes, and the Go version.\n")
 	case "completion":
@@ -292,7 +295,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	case "patterns":
 		fmt.Fprint(stdout, patternsText)
 	default:
-		fmt.Fprintf(stderr, "fencefs: unknown help topic %q; topics: serve, call, tools, skills, checkpoints, version, completion, paths, patterns\n", args[0])
+		fmt.Fprintf(stderr, "fencefs: unknown help topic %q; topics: %s\n", args[0], strings.Join(helpTopics(), ", "))
 		return exitFatal
 	}
 	return exitOK
