@@ -387,6 +387,9 @@ func (nj *nsJournal) markTurn(ctx context.Context, turn string, logger interface
 	if same {
 		return
 	}
+	// The records a mark writes are counted at the next scan: a quota's
+	// refusal of them must not refuse the call.
+	ctx = context.WithValue(ctx, quotaCallKey{}, (*quotaCall)(nil))
 	if err := nj.j.Mark(ctx, turn); err != nil {
 		// The call's own record says whether the store answers.
 		logger.ErrorContext(ctx, "marking a turn in the checkpoint journal", "turn", turn, "error", err)
