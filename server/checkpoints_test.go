@@ -312,6 +312,32 @@ func TestCheckpointStoreDisjoint(t *testing.T) {
 			t.Errorf("store %s: %v, want %q", tc.store, err, tc.want)
 		}
 	}
+	// S3: the bucket is the authority, the prefix the path.
+	s3ws, _ := tenant.ParseTemplate("s3://bucket/ws/" + tenant.Placeholder + "?region=eu-west-1")
+	for _, tc := range []struct {
+		store string
+		ok    bool
+	}{
+		{"s3://bucket/ws/" + tenant.Placeholder + "/ckpt?region=eu-west-1", false},
+		{"s3://bucket/ckpt/" + tenant.Placeholder + "?region=eu-west-1", true},
+		{"s3://other/ws/" + tenant.Placeholder + "?region=eu-west-1", true},
+	} {
+		store, err := tenant.ParseTemplate(tc.store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := server.New(t.Context(), server.Config{
+			TenantMounts: []server.TenantMount{{Name: "ws", Template: s3ws}},
+			Checkpoints:  &server.Checkpoints{Store: store},
+			Identity:     headerIdentity,
+		})
+		if err == nil {
+			srv.Close()
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("store %s: %v, want ok %v", tc.store, err, tc.ok)
+		}
+	}
 	// The one namespace: a store inside its root.
 	root := t.TempDir()
 	store, _ := tenant.ParseTemplate("local:" + filepath.Join(root, "sub", ".ckpt"))
