@@ -370,3 +370,28 @@ func TestTenantCheckpointsEviction(t *testing.T) {
 		t.Errorf("t2 after t1's restore: %q", got)
 	}
 }
+
+// TestTurnRefused: a turn that is not a string, or too long, or not
+// printable, refuses the call naming where it came from, and nothing is
+// written.
+func TestTurnRefused(t *testing.T) {
+	e := ckptServer(t, true, nil, 0)
+	rw := tenant.ScopeRead + " " + tenant.ScopeWrite
+	cs := e.session(t, caller{tenant: "t1", scopes: rw})
+	for _, turn := range []any{5, strings.Repeat("t", server.MaxTurnBytes+1), "a\nb"} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "/ws/a.txt", "content": "x"}, Meta: mcp.Meta{server.MetaTurn: turn}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "_meta "+server.MetaTurn+": a turn is") {
+			t.Errorf("turn %q: %v %q", turn, res.IsError, text)
+		}
+	}
+	hdr := e.session(t, caller{tenant: "t1", scopes: rw, turn: strings.Repeat("h", server.MaxTurnBytes+1)})
+	if out, isErr := callTool(t, hdr, "", "write_file", map[string]any{"path": "/ws/a.txt", "content": "x"}); !isErr || !strings.HasPrefix(out, "header "+server.TurnHeader+": a turn is") {
+		t.Errorf("a long header turn: %v %q", isErr, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "ws", "t1", "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt after refused calls: %v", err)
+	}
+}
