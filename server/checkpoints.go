@@ -111,18 +111,23 @@ func (s *Server) checkCheckpoints() error {
 	case !tenants && !c.Store.Shared():
 		return fmt.Errorf("checkpoints: the store %s names a tenant (%s), but the server serves one namespace", c.Store, tenant.Placeholder)
 	}
-	store, err := s.storeLocation(c.Store, !tenants)
+	store, kind, err := s.templateLocation("checkpoints", c.Store, !tenants)
 	if err != nil {
-		return err
+		return fmt.Errorf("checkpoints: the store %s: %w", c.Store, err)
+	}
+	if kind != "" {
+		return fmt.Errorf("checkpoints: a store of kind %s cannot be proven outside the namespaces (use local:, s3://, sftp:// or another URL-like kind)", kind)
 	}
 	var locs []tenant.Location
 	if tenants {
 		for _, tm := range s.cfg.TenantMounts {
-			l, err := s.storeLocation(tm.Template, false)
+			l, kind, err := s.templateLocation(tm.Name, tm.Template, false)
 			if err != nil {
-				return fmt.Errorf("checkpoints: the store %s cannot be proven outside mount %q: %w", c.Store, tm.Name, err)
+				return fmt.Errorf("mount %q: %w", tm.Name, err)
 			}
-			l.Name = tm.Name
+			if kind != "" {
+				return fmt.Errorf("checkpoints: the store %s cannot be proven outside mount %q: a mount of kind %s", c.Store, tm.Name, kind)
+			}
 			locs = append(locs, l)
 		}
 	} else if len(s.cfg.Namespace.Mounts) == 0 {
@@ -160,26 +165,28 @@ func (s *Server) checkCheckpoints() error {
 	return nil
 }
 
-// storeLocation returns where the template t puts its files, with the
-// tenant's segments as tenant.Placeholder; abs makes a local directory
-// absolute (the one namespace's, resolved as it is opened).
-func (s *Server) storeLocation(t tenant.Template, abs bool) (tenant.Location, error) {
+// templateLocation returns where the template t of mount name puts its
+// files, with the tenant's segments as tenant.Placeholder; abs makes a
+// local directory absolute (the one namespace's, resolved as it is
+// opened). A kind whose location cannot be compared is returned as kind,
+// with no location.
+func (s *Server) templateLocation(name string, t tenant.Template, abs bool) (loc tenant.Location, kind mountspec.Kind, err error) {
 	spec, err := t.Expand(probeID)
 	if err != nil {
-		return tenant.Location{}, err
+		return tenant.Location{}, "", err
 	}
 	ms, err := s.cfg.Schemes.Parse(spec)
 	if err != nil {
-		return tenant.Location{}, fmt.Errorf("checkpoints: the store %s: %w", t, err)
+		return tenant.Location{}, "", err
 	}
 	if abs {
 		ms = absDir(ms)
 	}
-	l, ok := location("checkpoints", ms)
+	l, ok := location(name, ms)
 	if !ok {
-		return tenant.Location{}, fmt.Errorf("checkpoints: a store of kind %s cannot be proven outside the namespaces (use local:, s3://, sftp:// or another URL-like kind)", ms.Kind)
+		return tenant.Location{}, ms.Kind, nil
 	}
-	return l, nil
+	return l, "", nil
 }
 
 // absDir returns ms with a local directory made absolute.

@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/audit"
+	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/overlay/overlayspec"
 	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/server"
 	"github.com/fencefs/fencefs/tenant"
@@ -338,10 +340,24 @@ func TestCheckpointStoreDisjoint(t *testing.T) {
 			t.Errorf("store %s: %v, want ok %v", tc.store, err, tc.ok)
 		}
 	}
+	// An overlay mount's layers are not compared: refused, not assumed.
+	ss := mountspec.Schemes{}
+	ss[overlayspec.Prefix] = overlayspec.New(mountspec.Options{Schemes: ss})
+	ov, _ := tenant.ParseTemplate("overlay:local:" + filepath.Join(dir, "base") + "+local:" + filepath.Join(dir, "up", tenant.Placeholder))
+	store, _ := tenant.ParseTemplate("local:" + filepath.Join(dir, "ckpt", tenant.Placeholder))
+	_, err := server.New(t.Context(), server.Config{
+		TenantMounts: []server.TenantMount{{Name: "ws", Template: ov}},
+		Schemes:      ss,
+		Checkpoints:  &server.Checkpoints{Store: store},
+		Identity:     headerIdentity,
+	})
+	if err == nil || !strings.Contains(err.Error(), `cannot be proven outside mount "ws": a mount of kind overlay:`) {
+		t.Errorf("beside an overlay mount: %v", err)
+	}
 	// The one namespace: a store inside its root.
 	root := t.TempDir()
-	store, _ := tenant.ParseTemplate("local:" + filepath.Join(root, "sub", ".ckpt"))
-	_, err := server.New(t.Context(), server.Config{Namespace: server.NamespaceConfig{Root: root}, Checkpoints: &server.Checkpoints{Store: store}})
+	store, _ = tenant.ParseTemplate("local:" + filepath.Join(root, "sub", ".ckpt"))
+	_, err = server.New(t.Context(), server.Config{Namespace: server.NamespaceConfig{Root: root}, Checkpoints: &server.Checkpoints{Store: store}})
 	if err == nil || !strings.Contains(err.Error(), "lies inside or around mount root") {
 		t.Errorf("a store inside the root: %v", err)
 	}
