@@ -49,7 +49,7 @@ type Checkpoints struct {
 	// files quota.
 	Options checkpoint.Options
 	// List offers the model list_checkpoints; Restore offers
-	// restore_checkpoint too. Both pass through the server's links as the
+	// restore_checkpoint too (not on a read-only server). Both pass through the server's links as the
 	// file tools do (scopes, where their names are granted like any tool,
 	// quotas, audit); a restore writes an audit line naming the paths it
 	// changed and tells the namespace's event listeners of each.
@@ -276,7 +276,8 @@ func (s *Server) openJournal(ctx context.Context, ns *Namespace, id tenant.ID) e
 	if c.List || c.Restore {
 		nj.tools = append(nj.tools, tenant.ToolListCheckpoints)
 	}
-	if c.Restore {
+	if c.Restore && !s.cfg.Namespace.Tools.ReadOnly {
+		// A read-only server changes nothing, restores included.
 		nj.tools = append(nj.tools, tenant.ToolRestoreCheckpoint)
 	}
 	if p := s.cfg.TenantPolicies.For(id); id != "" && p.Tools != nil {
