@@ -70,3 +70,41 @@ func TestAdmit(t *testing.T) {
 		t.Errorf("a.txt after the refused restore: %v", err)
 	}
 }
+
+// TestBeforeApply: a restore's BeforeApply hears the paths it is about
+// to change; its refusal leaves every path and the journal as they were.
+func TestBeforeApply(t *testing.T) {
+	ctx := context.Background()
+	ns, store := memfs.New(), memfs.New()
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := tools.New(ns, tools.Options{})
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if _, err := set.Call(j.Bind(ctx), "write_file", json.RawMessage(`{"path": "`+name+`", "content": "x"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := len(j.Checkpoints())
+	var heard []string
+	_, err = j.Restore(ctx, 0, checkpoint.RestoreOptions{BeforeApply: func(_ context.Context, items []checkpoint.Item) error {
+		for _, it := range items {
+			heard = append(heard, it.Path)
+		}
+		return errors.New("the audit log could not be written")
+	}})
+	if !errors.As(err, new(*checkpoint.AdmitError)) || strings.Join(heard, " ") != "a.txt b.txt" {
+		t.Fatalf("refused restore: %v, heard %q", err, heard)
+	}
+	if _, err := backend.Stat(ctx, ns, "a.txt"); err != nil {
+		t.Errorf("a.txt after the refused restore: %v", err)
+	}
+	if n := len(j.Checkpoints()); n != before {
+		t.Errorf("%d checkpoints after the refused restore, %d before", n, before)
+	}
+	res, err := j.Restore(ctx, 0, checkpoint.RestoreOptions{BeforeApply: func(context.Context, []checkpoint.Item) error { return nil }})
+	if err != nil || len(res.Restored) != 2 {
+		t.Errorf("restore: %v %+v", err, res)
+	}
+}

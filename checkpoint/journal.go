@@ -47,7 +47,8 @@ type Options struct {
 	Admit func(ctx context.Context, bytes int64) error
 }
 
-// AdmitError is the error of a store addition Options.Admit refused.
+// AdmitError is the error of what the host refused: a store addition
+// (Options.Admit), a restore (RestoreOptions.BeforeApply).
 type AdmitError struct{ Err error }
 
 func (e *AdmitError) Error() string { return e.Err.Error() }

@@ -113,6 +113,12 @@ type RestoreOptions struct {
 	// in conflict as they are, reporting them in Result.Skipped, where a
 	// restore would otherwise be refused whole.
 	SkipConflicts bool
+	// BeforeApply, when set, is called with the paths the restore is
+	// about to change, once the content they hold is stored and before
+	// the restore is recorded or any path changed: a host's write-ahead
+	// audit record. An error refuses the restore whole, nothing recorded
+	// or changed, as an *AdmitError.
+	BeforeApply func(ctx context.Context, items []Item) error
 }
 
 // Item is one path a restore would change.
@@ -378,6 +384,11 @@ func (j *Journal) Restore(ctx context.Context, to uint64, opts RestoreOptions) (
 	for _, it := range items {
 		target := it.Target
 		r.Paths = append(r.Paths, PathChange{Path: it.Path, Before: it.Current, After: &target})
+	}
+	if opts.BeforeApply != nil {
+		if err := opts.BeforeApply(ctx, items); err != nil {
+			return nil, &AdmitError{Err: err}
+		}
 	}
 	if err := j.write(ctx, r); err != nil {
 		return nil, err

@@ -441,11 +441,17 @@ func (v *Servers) addCheckpointTools(srv *mcp.Server, list []string, guard bool)
 		return
 	}
 	s := v.s
+	chain := s.chain(v, guard)
 	checkpointmcp.Add(srv, nj.j, checkpointmcp.Options{
 		Restore: slices.Contains(offered, tenant.ToolRestoreCheckpoint),
 		Rooted:  nj.rooted,
 		Tools:   offered,
-		Wrap:    s.chain(v, guard).Wrap,
+		Wrap: func(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+			return chain.Wrap(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return next(context.WithValue(ctx, restoreCallKey{}, req), req)
+			})
+		},
+		BeforeRestore: v.beforeRestore,
 		OnRestore: func(ctx context.Context, to uint64, res *checkpoint.Result, err error) {
 			v.restored(ctx, to, res, err)
 			if s.cfg.Checkpoints.OnRestore != nil {
@@ -453,6 +459,43 @@ func (v *Servers) addCheckpointTools(srv *mcp.Server, list []string, guard bool)
 			}
 		},
 	})
+}
+
+// restoreCallKey keys the request of a restore_checkpoint call in its
+// context, for its write-ahead audit line.
+type restoreCallKey struct{}
+
+// beforeRestore appends, durably, the pending audit line of a restore
+// (as Audit does for the tools' changes) before it changes any path; a
+// restore whose line cannot be appended is refused.
+func (v *Servers) beforeRestore(ctx context.Context, items []checkpoint.Item) error {
+	a := v.s.cfg.Audit
+	if a.Log == nil {
+		return nil
+	}
+	req, _ := ctx.Value(restoreCallKey{}).(*mcp.CallToolRequest)
+	if req == nil {
+		req = &mcp.CallToolRequest{}
+	}
+	cr := &tools.ChangeRequest{Operation: "restore"}
+	for _, it := range items {
+		p := it.Path
+		if v.ns.journal.rooted {
+			p = backend.StorageToVirtual(p)
+		}
+		if cr.Path == "" {
+			cr.Path = p
+		} else {
+			cr.Sizes = append(cr.Sizes, tools.SizeChange{Path: p})
+		}
+	}
+	if err := a.writeAhead(tenant.ToolRestoreCheckpoint, req)(ctx, cr); err != nil {
+		return err
+	}
+	if reason, cancelled := cr.Cancelled(); cancelled {
+		return errors.New(reason)
+	}
+	return nil
 }
 
 // restored tells of a restore made through restore_checkpoint: an event

@@ -235,6 +235,20 @@ func TestTenantCheckpoints(t *testing.T) {
 			if line.Tenant != "t1" || !slices.Contains(line.Paths, "/ws/log.txt") || !slices.Contains(line.Paths, "/ws/notes.txt") {
 				t.Errorf("the restore's audit line: %+v", line)
 			}
+			// Its pending line came first, with the same paths.
+			var pending audit.Record
+			for l := range strings.Lines(e.audit.String()) {
+				var r audit.Record
+				if json.Unmarshal([]byte(l), &r) == nil && r.Tool == tenant.ToolRestoreCheckpoint {
+					if r.Outcome == audit.OutcomeOK {
+						break
+					}
+					pending = r
+				}
+			}
+			if pending.Outcome != audit.OutcomePending || pending.Tenant != "t1" || len(pending.Paths) != len(line.Paths) {
+				t.Errorf("the restore's pending line: %+v", pending)
+			}
 
 			// Redo: restore to the checkpoint before the restore.
 			var seq uint64

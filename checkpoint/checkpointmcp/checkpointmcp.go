@@ -52,6 +52,11 @@ type Options struct {
 	// OnRestore, when set, is told of every restore the model asks for,
 	// made or refused (for an event or an audit line).
 	OnRestore func(ctx context.Context, to uint64, res *checkpoint.Result, err error)
+	// BeforeRestore, when set, is the restore's
+	// checkpoint.RestoreOptions.BeforeApply: called with the paths a
+	// restore the model asked for is about to change, before any is (a
+	// write-ahead audit record); an error refuses it, nothing changed.
+	BeforeRestore func(ctx context.Context, items []checkpoint.Item) error
 	// Rooted shows paths rooted ("/w/x"), as the tools of a mounted
 	// namespace show them.
 	Rooted bool
@@ -117,7 +122,7 @@ func Add(server *mcp.Server, j *checkpoint.Journal, opts Options) {
 		if a.Checkpoint == nil {
 			return text(true, "Missing required argument 'checkpoint'."), nil
 		}
-		res, err := j.Restore(ctx, *a.Checkpoint, checkpoint.RestoreOptions{Paths: a.Paths, Force: a.Force})
+		res, err := j.Restore(ctx, *a.Checkpoint, checkpoint.RestoreOptions{Paths: a.Paths, Force: a.Force, BeforeApply: opts.BeforeRestore})
 		if opts.OnRestore != nil {
 			opts.OnRestore(ctx, *a.Checkpoint, res, err)
 		}
