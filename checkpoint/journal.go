@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -91,7 +92,11 @@ type Journal struct {
 	inlined map[string]uint64  // content stored inside a record: hash -> its record
 	sizes   map[uint64]int64   // bytes of each record kept
 	done    map[uint64]bool    // restores applied completely
-	unsaved []afterState       // after-states not yet in a record
+	// used is what blobs and sizes add up to, kept as they change and
+	// read without mu (Usage), since a quota may ask for it from inside
+	// Options.Admit.
+	used    struct{ content, blobs, records, recordCount atomic.Int64 }
+	unsaved []afterState // after-states not yet in a record
 	label   string
 	calls   uint64
 }
@@ -137,6 +142,36 @@ func Open(ctx context.Context, ns, store backend.Backend, opts Options) (*Journa
 	return j, nil
 }
 
+// setBlob records the size of the stored content hash, -1 for content
+// removed. The caller holds mu or owns j.
+func (j *Journal) setBlob(hash string, size int64) {
+	if old, ok := j.blobs[hash]; ok {
+		j.used.content.Add(-old)
+		j.used.blobs.Add(-1)
+		delete(j.blobs, hash)
+	}
+	if size >= 0 {
+		j.blobs[hash] = size
+		j.used.content.Add(size)
+		j.used.blobs.Add(1)
+	}
+}
+
+// setSize records the size of record seq, -1 for a record dropped. The
+// caller holds mu or owns j.
+func (j *Journal) setSize(seq uint64, size int64) {
+	if old, ok := j.sizes[seq]; ok {
+		j.used.records.Add(-old)
+		j.used.recordCount.Add(-1)
+		delete(j.sizes, seq)
+	}
+	if size >= 0 {
+		j.sizes[seq] = size
+		j.used.records.Add(size)
+		j.used.recordCount.Add(1)
+	}
+}
+
 // storePath returns the store path of rel under the journal's prefix.
 func (j *Journal) storePath(rel string) string {
 	if j.opts.Prefix == "." {
@@ -158,7 +193,7 @@ func (j *Journal) loadBlobs(ctx context.Context) error {
 	}
 	for _, e := range entries {
 		if validHash(e.Name) && e.IsRegular() {
-			j.blobs[e.Name] = e.Size
+			j.setBlob(e.Name, e.Size)
 		}
 	}
 	return nil
@@ -218,7 +253,7 @@ func (j *Journal) add(r *record, size int64) {
 	}
 	r.Inline = nil // read again from the record when needed
 	j.recs[r.Seq] = r
-	j.sizes[r.Seq] = size
+	j.setSize(r.Seq, size)
 	i, _ := slices.BinarySearch(j.order, r.Seq)
 	j.order = slices.Insert(j.order, i, r.Seq)
 	for _, a := range r.Afters {
@@ -251,7 +286,7 @@ func (j *Journal) dropThrough(cut uint64) {
 	for _, seq := range j.order {
 		if seq <= cut {
 			delete(j.recs, seq)
-			delete(j.sizes, seq)
+			j.setSize(seq, -1)
 			delete(j.done, seq)
 			continue
 		}
@@ -370,7 +405,7 @@ func (j *Journal) storeContent(ctx context.Context, src backend.Backend, name, w
 		}
 		n.n = fi.Size
 	}
-	j.blobs[want] = n.n
+	j.setBlob(want, n.n)
 	return want, n.n, nil
 }
 

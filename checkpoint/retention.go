@@ -27,23 +27,13 @@ type Usage struct {
 
 // Usage returns what the journal keeps in its store, as this journal
 // knows it (other processes sharing the store are seen at their next
-// record).
+// record). It does not wait for the journal's other work, so
+// Options.Admit may ask for it (through a quota's scan).
 func (j *Journal) Usage() Usage {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.usage()
-}
-
-func (j *Journal) usage() Usage {
-	var u Usage
-	for _, n := range j.blobs {
-		u.Content += n
+	u := Usage{
+		Content: j.used.content.Load(), Blobs: int(j.used.blobs.Load()),
+		Records: j.used.records.Load(), RecordCount: int(j.used.recordCount.Load()),
 	}
-	u.Blobs = len(j.blobs)
-	for _, n := range j.sizes {
-		u.Records += n
-	}
-	u.RecordCount = len(j.sizes)
 	u.Bytes = u.Content + u.Records
 	return u
 }
@@ -135,7 +125,7 @@ func (j *Journal) Prune(ctx context.Context) (PruneResult, error) {
 		if err := j.removeObject(ctx, j.blobPath(e.Name)); err != nil {
 			return res, err
 		}
-		delete(j.blobs, e.Name)
+		j.setBlob(e.Name, -1)
 		res.Blobs++
 		res.Bytes += e.Size
 	}
@@ -214,7 +204,7 @@ func (j *Journal) spill(ctx context.Context, cut uint64) error {
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("checkpoint: keeping content %s: %w", h, err)
 		}
-		j.blobs[h] = int64(len(data))
+		j.setBlob(h, int64(len(data)))
 		delete(j.inlined, h)
 	}
 	return nil
