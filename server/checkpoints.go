@@ -307,10 +307,18 @@ func (f closerFunc) Close() error { return f() }
 // Quota link admitted, the bytes the journal adds to its store (one
 // object each time) count against the tenant's stored bytes and files as
 // the tools' own writes do. They are committed at once: the store keeps
-// them whether the change is then made or not.
+// them whether the change is then made or not. The checkpoint of a change
+// that shrinks the namespace (a delete: its pre-image moves from the
+// namespace to the store) is never refused, so that a tenant over its
+// quota can still delete, as without checkpoints; it is counted at the
+// next scan.
 func admitStore(ctx context.Context, n int64, logger *slog.Logger) error {
 	qc, _ := ctx.Value(quotaCallKey{}).(*quotaCall)
 	if qc == nil || n < 0 {
+		return nil
+	}
+	if qc.shrinks() {
+		qc.q.Rescan(qc.key)
 		return nil
 	}
 	r, err := qc.q.Reserve(ctx, qc.key, quota.Usage{Bytes: n, Files: 1})
@@ -327,6 +335,22 @@ func admitStore(ctx context.Context, n int64, logger *slog.Logger) error {
 	}
 	r.Commit()
 	return nil
+}
+
+// shrinks reports whether the changes the call announced so far shrink
+// what the tenant stores and grow nothing: files removed, or a
+// directory's delete (whose size is not announced).
+func (qc *quotaCall) shrinks() bool {
+	if qc.rescan {
+		return true
+	}
+	var d quota.Usage
+	for _, h := range qc.held {
+		if _, cancelled := h.req.Cancelled(); !cancelled {
+			d = d.Add(h.delta)
+		}
+	}
+	return len(qc.held) > 0 && d.Bytes <= 0 && d.Files <= 0
 }
 
 // journalUsage is what the namespace's checkpoint store holds, as the

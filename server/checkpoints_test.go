@@ -301,6 +301,23 @@ func TestTenantCheckpointsQuota(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(e.dir, "ws", "t3", "a.txt")); string(data) != big {
 		t.Errorf("a.txt after the refused edit: %d bytes", len(data))
 	}
+	// A tenant at its quota can still delete: the pre-image moves from
+	// the namespace to the store, and the delete is journaled.
+	mustCall(t, cs, "", "delete_file", map[string]any{"path": "/ws/a.txt"})
+	if out := mustCall(t, cs, "", "list_checkpoints", nil); !strings.Contains(out, "delete /ws/a.txt") {
+		t.Errorf("the delete is not journaled:\n%s", out)
+	}
+	// Undoing it would grow the tenant (the store keeps the pre-image for
+	// a redo) past its quota: refused, nothing changed. The usage is
+	// scanned again after the delete (the journal's bytes included);
+	// a scan while the journal records must not wait on it.
+	out, isErr = callTool(t, cs, "", "restore_checkpoint", map[string]any{"checkpoint": 1})
+	if !isErr || !strings.Contains(out, "does not fit in the quota") {
+		t.Errorf("restoring the delete over the quota: %v %q", isErr, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "ws", "t3", "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt after the refused restore: %v", err)
+	}
 }
 
 // TestCheckpointStoreDisjoint: a store the tools of some tenant could

@@ -131,8 +131,9 @@ type quotaCall struct {
 // heldChange is a reservation and the request it is for: a request a
 // later listener cancelled (an approval declined) made no change.
 type heldChange struct {
-	req *tools.ChangeRequest
-	res *quota.Reservation
+	req   *tools.ChangeRequest
+	res   *quota.Reservation
+	delta quota.Usage
 }
 
 type quotaCallKey struct{}
@@ -175,7 +176,7 @@ func (n *Namespace) reserveChange(ctx context.Context, req *tools.ChangeRequest)
 		req.Cancel(err.Error())
 		return nil
 	}
-	qc.held = append(qc.held, heldChange{req, r})
+	qc.held = append(qc.held, heldChange{req, r, d})
 	return nil
 }
 
