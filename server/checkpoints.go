@@ -44,9 +44,11 @@ type Checkpoints struct {
 	// the namespace's root or mounts. A local store's directory is made
 	// (mode 0700) when missing.
 	Store tenant.Template
-	// Options are each journal's (retention). Admit is the server's own:
-	// the store's growth counts against the tenant's stored-bytes and
-	// files quota.
+	// Options are each journal's (retention: KeepCount, KeepAge,
+	// KeepBytes, applied when a journal opens and at each new turn). Admit
+	// is the server's own: the store's growth counts against the tenant's
+	// stored-bytes and files quota, so with a quota set a retention, or
+	// the store fills it.
 	Options checkpoint.Options
 	// List offers the model list_checkpoints; Restore offers
 	// restore_checkpoint too (not on a read-only server). Both pass through the server's links as the
@@ -271,6 +273,13 @@ func (s *Server) openJournal(ctx context.Context, ns *Namespace, id tenant.ID) e
 	if err != nil {
 		closer.Close()
 		return err
+	}
+	if opts.KeepCount > 0 || opts.KeepAge > 0 || opts.KeepBytes > 0 {
+		// The retention is applied as a journal opens (a tenant's at
+		// its first request after an eviction) and at each new turn.
+		if _, err := j.Prune(ctx); err != nil {
+			ns.logger.ErrorContext(ctx, "applying the checkpoints' retention", "error", err)
+		}
 	}
 	nj := &nsJournal{j: j, rooted: len(ns.mounts) > 0}
 	if c.List || c.Restore {

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/audit"
+	"github.com/fencefs/fencefs/checkpoint"
 	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/overlay/overlayspec"
 	"github.com/fencefs/fencefs/quota"
@@ -82,7 +83,7 @@ type ckptEnv struct {
 // ckptServer serves tenants over HTTP, each with the mount ws at
 // dir/ws/<tenant> and a checkpoint journal at dir/ckpt/<tenant>,
 // offering every tool and both checkpoint tools.
-func ckptServer(t *testing.T, stateless bool, limits map[string]quota.Limits, cache int) ckptEnv {
+func ckptServer(t *testing.T, stateless bool, limits map[string]quota.Limits, cache int, opts ...checkpoint.Options) ckptEnv {
 	t.Helper()
 	e := ckptEnv{dir: t.TempDir(), audit: &syncBuffer{}}
 	ws, _ := tenant.ParseTemplate("local:" + filepath.Join(e.dir, "ws", tenant.Placeholder))
@@ -95,7 +96,7 @@ func ckptServer(t *testing.T, stateless bool, limits map[string]quota.Limits, ca
 	srv, err := server.New(t.Context(), server.Config{
 		Namespace:    server.NamespaceConfig{Tools: tools.Options{Tools: tools.AllTools()}},
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
-		Checkpoints:  &server.Checkpoints{Store: store, List: true, Restore: true},
+		Checkpoints:  &server.Checkpoints{Store: store, List: true, Restore: true, Options: append(opts, checkpoint.Options{})[0]},
 		Identity:     headerIdentity,
 		Stateless:    stateless,
 		Audit:        server.Audit{Log: audit.New(e.audit, audit.Genesis)},
@@ -440,5 +441,35 @@ func TestTurnRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "ws", "t1", "a.txt")); !os.IsNotExist(err) {
 		t.Errorf("a.txt after refused calls: %v", err)
+	}
+}
+
+// TestTenantCheckpointsRetention: a journal bounded to its last 3
+// changes drops the older ones at a new turn, and again when it opens.
+func TestTenantCheckpointsRetention(t *testing.T) {
+	e := ckptServer(t, true, nil, 1, checkpoint.Options{KeepCount: 3})
+	rw := tenant.ScopeRead + " " + tenant.ScopeWrite
+	t1 := e.session(t, caller{tenant: "t1", scopes: rw})
+	for i := range 6 {
+		mustCall(t, t1, "turn-1", "write_file", map[string]any{"path": fmt.Sprintf("/ws/%d.txt", i), "content": "x"})
+	}
+	mustCall(t, t1, "turn-2", "write_file", map[string]any{"path": "/ws/last.txt", "content": "x"})
+	out := mustCall(t, t1, "", "list_checkpoints", map[string]any{"limit": 100})
+	if strings.Contains(out, "/ws/0.txt") || !strings.Contains(out, "/ws/last.txt") || strings.Contains(out, "The oldest checkpoint kept is 0.") {
+		t.Errorf("after a new turn:\n%s", out)
+	}
+	// A restore to a dropped checkpoint is refused.
+	if out, isErr := callTool(t, t1, "", "restore_checkpoint", map[string]any{"checkpoint": 0}); !isErr || !strings.Contains(out, "is no longer kept") {
+		t.Errorf("restore to a dropped checkpoint: %v %q", isErr, out)
+	}
+	// More changes in the same turn, then the cache evicts t1 and the
+	// journal is bounded again when it opens.
+	for i := range 4 {
+		mustCall(t, t1, "turn-2", "write_file", map[string]any{"path": fmt.Sprintf("/ws/more-%d.txt", i), "content": "x"})
+	}
+	mustCall(t, e.session(t, caller{tenant: "t2", scopes: rw}), "", "write_file", map[string]any{"path": "/ws/t2.txt", "content": "x"})
+	out = mustCall(t, t1, "", "list_checkpoints", map[string]any{"limit": 100})
+	if n := strings.Count(out, "write /ws/"); n != 3 || !strings.Contains(out, "/ws/more-3.txt") {
+		t.Errorf("after the journal opened again (%d changes):\n%s", n, out)
 	}
 }

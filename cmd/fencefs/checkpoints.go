@@ -96,6 +96,7 @@ func checkpointsConfig(s *config.Settings) (*server.Checkpoints, error) {
 	}
 	return &server.Checkpoints{
 		Store:   store,
+		Options: checkpoint.Options{KeepCount: s.CheckpointKeep, KeepAge: s.CheckpointKeepAge, KeepBytes: s.CheckpointKeepBytes},
 		List:    s.CheckpointTools == "list" || s.CheckpointTools == "restore",
 		Restore: s.CheckpointTools == "restore",
 	}, nil

@@ -273,6 +273,10 @@ func TestServeCheckpointTools(t *testing.T) {
 	if got.code != 1 || !strings.Contains(got.stderr, "--checkpoint-tools needs --checkpoints") {
 		t.Errorf("--checkpoint-tools alone: %+v", got)
 	}
+	got = runFencefs(t, root, "", nil, "serve", "--root", root, "--checkpoint-keep", "3")
+	if got.code != 1 || !strings.Contains(got.stderr, "need --checkpoints") {
+		t.Errorf("--checkpoint-keep alone: %+v", got)
+	}
 	// A store the tools could reach is refused before anything is served.
 	got = runFencefs(t, root, "", nil, "serve", "--root", root, "--checkpoints", "local:"+filepath.Join(root, ".checkpoints"))
 	if got.code != 1 || !strings.Contains(got.stderr, "lies inside or around mount root") {

@@ -39,8 +39,13 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 
 // serveWith serves s over stdio or HTTP until the end.
 func serveWith(ctx context.Context, s *config.Settings, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	if which := s.CheckpointTools; which != "" && which != "none" && s.Checkpoints == "" {
-		return fmt.Errorf("--checkpoint-tools needs --checkpoints")
+	if s.Checkpoints == "" {
+		switch {
+		case s.CheckpointTools != "" && s.CheckpointTools != "none":
+			return fmt.Errorf("--checkpoint-tools needs --checkpoints")
+		case s.CheckpointKeep != 0 || s.CheckpointKeepAge != 0 || s.CheckpointKeepBytes != 0:
+			return fmt.Errorf("--checkpoint-keep, --checkpoint-keep-age and --checkpoint-keep-bytes need --checkpoints")
+		}
 	}
 	if s.ApprovalKeyFile != "" {
 		key, err := readApprovalKey(s.ApprovalKeyFile)

@@ -148,7 +148,14 @@ type Settings struct {
 	// list_checkpoints ("list") or both it and restore_checkpoint
 	// ("restore"); "none" (the default) offers neither.
 	CheckpointTools string
-	AuditReads      bool
+	// CheckpointKeep, CheckpointKeepAge and CheckpointKeepBytes, for
+	// serve with Checkpoints, bound each journal (checkpoint.Options'
+	// KeepCount, KeepAge, KeepBytes): applied when a journal opens and at
+	// each new turn; 0 keeps everything.
+	CheckpointKeep      int
+	CheckpointKeepAge   time.Duration
+	CheckpointKeepBytes int64
+	AuditReads          bool
 	// OTLPEndpoint is the base URL of an OTLP/HTTP receiver that traces
 	// and metrics are exported to ("" for none); OTLPPaths puts the
 	// paths of calls and storage operations on their spans.
@@ -542,6 +549,9 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "read-only", usage: "offer only the read-only tools", value: boolValue{&s.ReadOnly}},
 		{name: "checkpoints", arg: "STORE", usage: "journal the change before it commits in STORE, a mount spec outside the namespace (local:DIR, s3://..., sftp://...), so that fencefs checkpoints STORE can restore it; a change that cannot be journaled is not made (serve with --tenant-mount: a template with {tenant}, one journal per tenant, counted in its quota)", value: stringValue{&s.Checkpoints}, only: []string{"serve", "call"}},
 		{name: "checkpoint-tools", arg: "WHICH", usage: "with --checkpoints: offer the model list_checkpoints (list), or list_checkpoints and restore_checkpoint (restore), granted by scopes as any tool (groups read and write); restoring is usually a person's act (default none)", value: choiceValue{&s.CheckpointTools, []string{"none", "list", "restore"}}, only: []string{"serve"}},
+		{name: "checkpoint-keep", arg: "N", usage: "with --checkpoints: keep each journal's last N changes, dropping older checkpoints when a journal opens and at each new turn (default 0: all)", value: intValue{&s.CheckpointKeep, 0}, only: []string{"serve"}},
+		{name: "checkpoint-keep-age", arg: "DURATION", usage: "with --checkpoints: drop checkpoints older than DURATION, as --checkpoint-keep does (default: none dropped)", value: durationValue{&s.CheckpointKeepAge}, only: []string{"serve"}},
+		{name: "checkpoint-keep-bytes", arg: "N", usage: "with --checkpoints: drop the oldest checkpoints until each store holds at most N bytes, as --checkpoint-keep does; with a quota, a tenant's store counts in it (default 0: no bound)", value: int64Value{&s.CheckpointKeepBytes}, only: []string{"serve"}},
 		{name: "tools", arg: "LIST", usage: "comma-separated tools to offer, or all (default: " + strings.Join(tools.DefaultTools(), ",") + "; the others, such as apply_patch, delete_file, move_file, copy_file, list_files and grep, by name)", value: toolsValue{&s.Tools, &s.toolsAll}},
 		{name: "require-read", usage: "refuse to change a file the session has not read, or that changed since", value: boolValue{&s.RequireRead}, only: []string{"serve", "tools", "skills"}},
 		{name: "no-hashes", usage: "leave content hashes out of read, write and edit results", value: boolValue{&s.NoHashes}},
