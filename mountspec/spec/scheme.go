@@ -1,4 +1,4 @@
-package mountspec
+package spec
 
 import (
 	"context"
