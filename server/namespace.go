@@ -3,7 +3,6 @@ package server
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +11,7 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
-	"github.com/fencefs/fencefs/local"
-	"github.com/fencefs/fencefs/mcpserver"
-	"github.com/fencefs/fencefs/mounted"
+	"github.com/fencefs/fencefs/internal/nsopen"
 	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/telemetry"
@@ -93,7 +90,7 @@ func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) 
 		logger := n.logger
 		n.opts.OnEvent = func(ctx context.Context, ev tools.Event) {
 			noteEvent(ctx, ev)
-			logEvent(ctx, logger, ev)
+			nsopen.LogEvent(ctx, logger, ev)
 		}
 		n.opts.Logger = logger
 		if c.Metered {
@@ -109,23 +106,16 @@ func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) 
 				return n.reserveChange(ctx, req)
 			}
 		}
-		n.set, err = tools.New(b, n.opts)
-		if err != nil && c.Tools.Cwd != "" {
-			// What tools.New can refuse of checked options is a Cwd
-			// outside the namespace.
-			if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("tools: Cwd %q: ", c.Tools.Cwd)); ok {
-				err = fmt.Errorf("--cwd: %s", rest)
-			}
-		}
+		n.set, err = nsopen.Tools(b, n.opts)
 	}
 	if err == nil {
-		err = checkCwd(ctx, b, c.Tools.Cwd)
+		err = nsopen.CheckCwd(ctx, b, c.Tools.Cwd)
 	}
 	if err != nil {
 		n.Close()
 		return nil, err
 	}
-	warnRipgrep(n.set, n.logger)
+	nsopen.WarnRipgrep(n.set, n.logger)
 	return n, nil
 }
 
@@ -203,99 +193,38 @@ func (n *Namespace) Close() error {
 	return errors.Join(errs...)
 }
 
-// open opens the backend of the namespace.
+// open opens the backend of the namespace (package nsopen opens it).
 func (n *Namespace) open(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) (backend.Backend, error) {
-	if len(c.Mounts) == 0 {
-		fs, err := local.New(c.Root)
-		if err != nil {
-			return nil, fmt.Errorf("--root: %w", err)
-		}
-		n.closers = append(n.closers, fs)
-		n.logger.DebugContext(ctx, "opened root", "root", c.Root)
-		return c.Tracing.Backend(fs, "root"), nil
+	mounts := make([]nsopen.Mount, len(c.Mounts))
+	for i, m := range c.Mounts {
+		mounts[i] = nsopen.Mount{Name: m.Name, Spec: m.Spec}
 	}
-	children := make(map[string]backend.Backend, len(c.Mounts))
-	n.children, n.counted = children, map[string]bool{}
+	// The server's own mounts are worth a line at start-up; a tenant's
+	// open at its requests, and a line each would cost a stateless
+	// request a line whenever its tenant is not cached.
+	level := slog.LevelInfo
+	if callInfoOf(ctx).tenant != "" {
+		level = slog.LevelDebug
+	}
+	st, err := nsopen.Open(ctx, nsopen.Config{
+		Root:           c.Root,
+		Mounts:         mounts,
+		StorageTimeout: c.StorageTimeout,
+		Logger:         n.logger,
+		MountLevel:     level,
+		Wrap:           c.Tracing.Backend,
+	}, o)
+	n.closers, n.children = st.Closers, st.Children
+	if err != nil || st.Children == nil {
+		return st.Backend, err
+	}
+	n.counted = map[string]bool{}
 	for _, m := range c.Mounts {
-		timeout := cmp.Or(m.Spec.Timeout, c.StorageTimeout)
-		b, closer, err := o.Open(ctx, m.Name, m.Spec, timeout)
-		if err != nil {
-			return nil, err
-		}
-		n.closers = append(n.closers, closer)
 		if !m.Spec.ReadOnly && !m.Shared {
 			n.counted[m.Name] = true
 		}
-		children[m.Name] = c.Tracing.Backend(b, m.Name)
-		// The server's own mounts are worth a line at start-up; a
-		// tenant's open at its requests, and a line each would cost a
-		// stateless request a line whenever its tenant is not cached.
-		level := slog.LevelInfo
-		if callInfoOf(ctx).tenant != "" {
-			level = slog.LevelDebug
-		}
-		n.logger.Log(ctx, level, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
 	}
-	return mounted.New(children)
-}
-
-// checkCwd refuses a cwd that does not name a directory, which would
-// otherwise leave the model with "Path not found: ." on every call. It
-// looks with a tool set of its own, so that the check sees the path as
-// the tools do, whatever tools and policy are configured.
-func checkCwd(ctx context.Context, b backend.Backend, cwd string) error {
-	if cwd == "" {
-		return nil
-	}
-	set, err := tools.New(b, tools.Options{Cwd: cwd, Tools: []string{"file_info"}, NoDefaultProtect: true})
-	if err != nil {
-		return fmt.Errorf("--cwd: %w", err)
-	}
-	text, err := set.Call(ctx, "file_info", json.RawMessage(`{"path":"."}`))
-	if msg, ok := mcpserver.RetryMessage(err); ok {
-		if errors.Is(err, tools.KindNotFound) {
-			return fmt.Errorf("--cwd %s: no such directory", cwd)
-		}
-		return fmt.Errorf("--cwd %s: %s", cwd, msg)
-	}
-	if err != nil {
-		return fmt.Errorf("--cwd %s: %w", cwd, err)
-	}
-	if !strings.Contains(text, "\ntype: directory\n") {
-		return fmt.Errorf("--cwd %s: not a directory", cwd)
-	}
-	return nil
-}
-
-// warnRipgrep says at start-up when grep is offered and ripgrep is not on
-// PATH: grep then searches local disk with the built-in engine, which
-// answers alike but costs more on large trees.
-func warnRipgrep(set *tools.Set, logger *slog.Logger) {
-	if _, grep := set.Tool("grep"); !grep || tools.RipgrepInstalled("") {
-		return
-	}
-	logger.Warn("ripgrep (rg) is not on PATH: grep searches with the built-in engine, which gives the same answers more slowly on large trees; install ripgrep for speed")
-}
-
-// logEvent logs a tool's notification at debug level, without the diff
-// an edit carries.
-func logEvent(ctx context.Context, logger *slog.Logger, ev tools.Event) {
-	attrs := []any{"kind", ev.Kind()}
-	switch e := ev.(type) {
-	case tools.FileRead:
-		attrs = append(attrs, "path", e.Path)
-	case tools.DirectoryListed:
-		attrs = append(attrs, "path", e.Path, "entries", e.EntryCount)
-	case tools.FileWritten:
-		attrs = append(attrs, "path", e.Path, "hash", e.ContentHash)
-	case tools.FileEdited:
-		attrs = append(attrs, "path", e.Path, "hash", e.ContentHash)
-	case tools.DirectoryCreated:
-		attrs = append(attrs, "path", e.Path)
-	case tools.FilesSearched:
-		attrs = append(attrs, "path", e.Path, "pattern", e.Pattern, "matches", e.MatchCount, "truncated", e.Truncated)
-	}
-	logger.DebugContext(ctx, "event", attrs...)
+	return st.Backend, nil
 }
 
 // scanUsage returns the stored usage of a namespace's backend.
