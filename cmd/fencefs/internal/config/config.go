@@ -21,11 +21,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencefs/fencefs/mcpserver"
-	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/mountspec/spec"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/quota"
-	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -34,7 +32,7 @@ type Settings struct {
 	// Schemes open the mount kinds of the adapters in modules of their
 	// own (gs://, azblob://); mounts and tenant templates are parsed with
 	// them, and the server opens with them.
-	Schemes mountspec.Schemes
+	Schemes spec.Schemes
 	// ConfigFile is the YAML file the settings were read from, if any.
 	ConfigFile string
 	// Root is the local directory of a plain namespace.
@@ -170,8 +168,9 @@ type Settings struct {
 	// key scopes; nil: tenant.DefaultScopes), checked by tenant.NewGrants.
 	Scopes map[string][]string
 	// TenantPolicies narrow the settings for named tenants (config file
-	// key tenant_policy), checked by tenant.NewPolicies.
-	TenantPolicies map[string]tenant.Policy
+	// key tenant_policy), checked by tenant.NewPolicies
+	// (in the one-shot build, which has no serve, never set).
+	TenantPolicies map[string]tenantPolicy
 
 	// rootGiven records that --root was given, which mounts exclude.
 	rootGiven bool
@@ -184,7 +183,7 @@ type Mount struct {
 	// Name is the mount's single-component name: it is mounted at /Name.
 	Name string
 	// Spec says what is mounted.
-	Spec mountspec.Spec
+	Spec spec.Spec
 
 	// fromFile marks, while parsing, a mount the config file gave, which a
 	// --mount of the same name replaces.
@@ -212,7 +211,7 @@ func Defaults() Settings {
 		HTTPTimeout:     DefaultHTTPTimeout,
 		TenantCache:     DefaultTenantCache,
 
-		SkillsRefresh:   mcpserver.DefaultSkillsInterval,
+		SkillsRefresh:   defaultSkillsRefresh,
 		Approve:         "none",
 		ApproveFallback: "refuse",
 	}

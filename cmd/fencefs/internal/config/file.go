@@ -8,9 +8,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/fencefs/fencefs/quota"
-	"github.com/fencefs/fencefs/tenant"
 )
 
 // applyFile applies the settings of a YAML document to the FlagSet, as if
@@ -96,59 +93,6 @@ func (p *parser) applyKey(file string, k, v *yaml.Node) error {
 			return &Error{Where: at(file, where), Setting: key, Err: err}
 		}
 	}
-	return nil
-}
-
-// applyQuotaTenants applies the "quota_tenants" map of tenant to limits
-// (max_bytes, max_files, calls_per_second, burst, max_concurrent).
-func (p *parser) applyQuotaTenants(file string, v *yaml.Node) error {
-	if p.cmd != "serve" {
-		return nil
-	}
-	m, err := decodeKey[map[string]quota.Limits](file, v, "quota_tenants", "a mapping of tenant to limits (max_bytes, max_files, calls_per_second, burst, max_concurrent)")
-	if err != nil {
-		return err
-	}
-	for t := range m {
-		if _, err := tenant.ParseID(t); err != nil {
-			return &Error{Where: at(file, v), Setting: "quota_tenants", Err: err}
-		}
-	}
-	p.s.QuotaTenants = m
-	return nil
-}
-
-// applyScopes applies the "scopes" map of scope to the tools (names or
-// groups) it grants.
-func (p *parser) applyScopes(file string, v *yaml.Node) error {
-	if p.cmd != "serve" {
-		return nil
-	}
-	m, err := decodeKey[map[string][]string](file, v, "scopes", "a mapping of scope to a list of tools or groups (read, write, all)")
-	if err != nil {
-		return err
-	}
-	if _, err := tenant.NewGrants(m); err != nil {
-		return &Error{Where: at(file, v), Setting: "scopes", Err: errors.New(strings.TrimPrefix(err.Error(), "tenant: grants: "))}
-	}
-	p.s.Scopes = m
-	return nil
-}
-
-// applyTenantPolicy applies the "tenant_policy" map of tenant to its
-// narrowing (deny, protect, tools).
-func (p *parser) applyTenantPolicy(file string, v *yaml.Node) error {
-	if p.cmd != "serve" {
-		return nil
-	}
-	m, err := decodeKey[map[string]tenant.Policy](file, v, "tenant_policy", "a mapping of tenant to deny, protect and tools lists")
-	if err != nil {
-		return err
-	}
-	if _, err := tenant.NewPolicies(m); err != nil {
-		return &Error{Where: at(file, v), Setting: "tenant_policy", Err: errors.New(strings.TrimPrefix(err.Error(), "tenant: "))}
-	}
-	p.s.TenantPolicies = m
 	return nil
 }
 

@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/fencefs/fencefs/mounted"
-	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/mountspec/spec"
 	"github.com/fencefs/fencefs/policy"
-	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -203,7 +202,7 @@ func (v toolsValue) Set(s string) error {
 // mountsValue is the repeatable --mount NAME=SPEC.
 type mountsValue struct {
 	p         *[]Mount
-	schemes   *mountspec.Schemes
+	schemes   *spec.Schemes
 	inherited *bool
 }
 
@@ -339,40 +338,6 @@ func (v choiceValue) Set(s string) error {
 	}
 	*v.p = s
 	return nil
-}
-
-// checkTenantMount checks a --tenant-mount NAME=SPEC: the name as a
-// mount's, the template's placeholders, and the spec as it expands for a
-// tenant, so a mistake is refused at start-up rather than at a tenant's
-// first request.
-func checkTenantMount(schemes mountspec.Schemes, s string) error {
-	name, spec, ok := strings.Cut(s, "=")
-	if !ok {
-		return fmt.Errorf("%q is not NAME=SPEC", s)
-	}
-	if !validMountName(name) {
-		return fmt.Errorf("mount %q: the name must be 1 to %d ASCII letters, digits, '-', '_' and '.', and not . or ..", name, maxMountName)
-	}
-	t, err := tenant.ParseTemplate(spec)
-	if err != nil {
-		return fmt.Errorf("mount %q: %w", name, err)
-	}
-	expanded, err := t.Expand("t")
-	if err == nil {
-		_, err = schemes.Parse(expanded)
-	}
-	if err != nil {
-		return fmt.Errorf("mount %q: %w", name, err)
-	}
-	return nil
-}
-
-// SplitTenantMount splits a checked --tenant-mount into its name and
-// template.
-func SplitTenantMount(s string) (string, tenant.Template, error) {
-	name, spec, _ := strings.Cut(s, "=")
-	t, err := tenant.ParseTemplate(spec)
-	return name, t, err
 }
 
 // int64Value is a size or count of at least 0.
