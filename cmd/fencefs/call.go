@@ -9,14 +9,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
-	"github.com/fencefs/fencefs/mcpserver"
+	"github.com/fencefs/fencefs/internal/nsopen"
 	"github.com/fencefs/fencefs/tools"
 )
 
 // maxStdinArgs bounds the JSON arguments read from stdin, like the MCP
 // transport bounds one message.
 const maxStdinArgs = 64 << 20
+
+// callNamespace is what call needs of a namespace: *server.Namespace in
+// the default build, the one-shot build's own in that build (oneshot.go).
+type callNamespace interface {
+	Tools() *tools.Set
+	Backend() backend.Backend
+	Close() error
+}
 
 // call runs one tool once: fencefs call [flags] TOOL [JSON].
 func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -26,7 +35,7 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 	}
 	name := rest[0]
 	logger := newLogger(stderr, s.LogLevel, s.LogFormat)
-	ns, err := openNamespace(ctx, s, logger)
+	ns, err := openCallNamespace(ctx, s, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal
@@ -62,7 +71,7 @@ func call(ctx context.Context, s *config.Settings, rest []string, stdin io.Reade
 		}()
 	}
 	text, err := t.Call(callCtx, args)
-	if msg, ok := mcpserver.RetryMessage(err); ok {
+	if msg, ok := nsopen.RetryMessage(err); ok {
 		io.WriteString(stdout, msg)
 		return exitRetry
 	}

@@ -1,3 +1,5 @@
+//go:build !fencefs_oneshot
+
 package main
 
 import (
