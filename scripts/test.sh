@@ -101,6 +101,11 @@ log "a library user's go mod tidy"
 mapfile -t modules < <(go list -m -f '{{.Dir}}')
 log "go vet"
 for m in "${modules[@]}"; do (cd "$m" && go vet ./...); done
+# The one-shot build of the command (go install -tags fencefs_oneshot):
+# vetted here; cmd/fencefs's TestOneshotBuild builds it and compares it
+# with the default build.
+log "go vet -tags fencefs_oneshot (cmd/fencefs)"
+(cd cmd/fencefs && go vet -tags fencefs_oneshot ./...)
 log "go test -race"
 for m in "${modules[@]}"; do (cd "$m" && go test -race -count=1 -timeout 30m "$@" ./...); done
 # The default run lists a directory of 200,000 entries; the threat model's
