@@ -37,7 +37,7 @@ func TestOneshotBuild(t *testing.T) {
 			}
 		}
 		switch strings.TrimPrefix(p, "github.com/fencefs/fencefs/") {
-		case "server", "mcpserver", "tenant", "mountspec", "s3adapter", "sftpadapter", "telemetry", "gcsadapter", "azureadapter":
+		case "server", "mcpserver", "tenant", "mountspec", "s3adapter", "sftpadapter", "telemetry", "gcsadapter", "azureadapter", "golang.org/x/crypto/ssh":
 			t.Errorf("the one-shot build links %s", p)
 		}
 	}
@@ -113,6 +113,7 @@ func TestOneshotBuild(t *testing.T) {
 			{"audit", "verify", "x"}, {"overlay", "changes", "overlay:local:" + f.root + "+local:" + f.outside},
 			{"call", "--mount", "x=s3://bucket/p", "read_file", `{"path":"/x/a"}`},
 			{"call", "--mount", "x=sftp://u@127.0.0.1/d?password_env=PW", "read_file", `{"path":"/x/a"}`},
+			{"call", "--mount", "x=sftp://u@127.0.0.1/d?password_env=PW&host_key=AAAA", "read_file", `{"path":"/x/a"}`},
 			{"call", "--mount", "x=gs://bucket/p", "read_file", `{"path":"/x/a"}`},
 			{"call", "--mount", "x=azblob://container/p", "read_file", `{"path":"/x/a"}`},
 			{"call", "--mount", "x=overlay:local:" + f.root + "+local:" + f.outside, "read_file", `{"path":"/x/a.txt"}`},
