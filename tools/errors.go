@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
-	"net/url"
 	"strings"
 	"syscall"
 
@@ -394,20 +392,8 @@ func networkFailure(err error) (timeout, ok bool) {
 			}
 			return ok
 		}
-		var ne net.Error
-		switch e := e.(type) {
-		case *net.OpError, *net.DNSError, *url.Error, *net.AddrError, *net.ParseError:
-			ne, _ = e.(net.Error)
-		}
-		if e == net.ErrClosed {
-			ok = true
-			return true
-		}
-		if ne != nil {
-			timeout, ok = ne.Timeout(), true
-			return true
-		}
-		return false
+		timeout, ok = netFailure(e)
+		return ok
 	})
 	return timeout, ok
 }

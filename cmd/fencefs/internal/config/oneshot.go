@@ -44,6 +44,10 @@ func (p *parser) applyTenantPolicy(string, *yaml.Node) error { return nil }
 // build.
 func checkTenantMount(spec.Schemes, string) error { return nil }
 
+// checkAddr checks serve's --http; serve is not in this build, and its
+// check would link package net.
+func checkAddr(string) error { return nil }
+
 // CommandSchemes are the prefixes of the default build's other mount
 // kinds, whose specs are refused here with NotInBuild.
 func CommandSchemes() spec.Schemes {

@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -109,4 +110,12 @@ func SplitTenantMount(s string) (string, tenant.Template, error) {
 	name, spec, _ := strings.Cut(s, "=")
 	t, err := tenant.ParseTemplate(spec)
 	return name, t, err
+}
+
+// checkAddr checks serve's --http, a TCP listen address.
+func checkAddr(s string) error {
+	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
+		return fmt.Errorf("%q is not HOST:PORT (such as 127.0.0.1:8080)", s)
+	}
+	return nil
 }

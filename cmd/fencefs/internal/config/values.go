@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -302,8 +301,8 @@ func (v addrValue) String() string {
 }
 
 func (v addrValue) Set(s string) error {
-	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
-		return fmt.Errorf("%q is not HOST:PORT (such as 127.0.0.1:8080)", s)
+	if err := checkAddr(s); err != nil {
+		return err
 	}
 	*v.p = s
 	return nil
