@@ -2,7 +2,7 @@
 # Measures what starting the fencefs command costs: the whole process's
 # CPU time (user + system) of `fencefs version` and of `fencefs call
 # read_file` on a 4 KiB file, for the default build and the one-shot build
-# (-tags fencefs_oneshot, with cgo and with CGO_ENABLED=0), beside a Go
+# (-tags fencefs_oneshot), beside a Go
 # hello world built by the same toolchain (the floor of any Go program),
 # then the package
 # initialisation of `fencefs version` from GODEBUG=inittrace=1: how many
@@ -29,8 +29,6 @@ trap 'rm -rf "$work"' EXIT
 (cd cmd/fencefs && go build ${FENCEFS_BUILD_FLAGS:-} -o "$work/fencefs" .)
 # shellcheck disable=SC2086
 (cd cmd/fencefs && go build ${FENCEFS_BUILD_FLAGS:-} -tags fencefs_oneshot -o "$work/fencefs-oneshot" .)
-# shellcheck disable=SC2086
-(cd cmd/fencefs && CGO_ENABLED=0 go build ${FENCEFS_BUILD_FLAGS:-} -tags fencefs_oneshot -o "$work/fencefs-static" .)
 mkdir "$work/hello"
 cat >"$work/hello/main.go" <<'EOF'
 package main
@@ -55,15 +53,13 @@ cpu_ms() {
 	}'
 }
 
-names=(hello version call oneshot-version oneshot-call static-version static-call)
+names=(hello version call oneshot-version oneshot-call)
 declare -A cmds=(
 	[hello]="$work/hello.bin"
 	[version]="$work/fencefs version"
 	[call]="$work/fencefs call --root $work/dir read_file {\"path\":\"f.txt\"}"
 	[oneshot-version]="$work/fencefs-oneshot version"
 	[oneshot-call]="$work/fencefs-oneshot call --root $work/dir read_file {\"path\":\"f.txt\"}"
-	[static-version]="$work/fencefs-static version"
-	[static-call]="$work/fencefs-static call --root $work/dir read_file {\"path\":\"f.txt\"}"
 )
 declare -A labels=(
 	[hello]="Go hello world (floor)"
@@ -71,8 +67,6 @@ declare -A labels=(
 	[call]="fencefs call read_file"
 	[oneshot-version]="one-shot version"
 	[oneshot-call]="one-shot call read_file"
-	[static-version]="one-shot, no cgo: version"
-	[static-call]="one-shot, no cgo: call"
 )
 declare -A samples
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -86,7 +80,7 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 echo "fencefs start-up, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load average $load_before before / $load_after after"
-echo "$(go version | cut -d' ' -f3), binaries $(($(stat -c %s "$work/fencefs") / 1024 / 1024)) MiB (default), $(($(stat -c %s "$work/fencefs-oneshot") / 1024 / 1024)) MiB (-tags fencefs_oneshot), $(($(stat -c %s "$work/fencefs-static") / 1024 / 1024)) MiB (the same, CGO_ENABLED=0)${FENCEFS_BUILD_FLAGS:+, built with $FENCEFS_BUILD_FLAGS}; $rounds rounds of $runs runs"
+echo "$(go version | cut -d' ' -f3), binaries $(($(stat -c %s "$work/fencefs") / 1024 / 1024)) MiB (default), $(($(stat -c %s "$work/fencefs-oneshot") / 1024 / 1024)) MiB (-tags fencefs_oneshot)${FENCEFS_BUILD_FLAGS:+, built with $FENCEFS_BUILD_FLAGS}; $rounds rounds of $runs runs"
 printf '%-28s %10s %10s %10s\n' "whole-process CPU, ms" median min max
 for n in "${names[@]}"; do
 	sorted="$(echo "${samples[$n]}" | tr ' ' '\n' | grep . | sort -g)"
