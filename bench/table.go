@@ -94,6 +94,8 @@ func Rows() []Row {
 		{"S3WriteRSS", "1 GiB streamed write to S3", "-", Goal{RSSUnder, 64}},
 		{"Startup/version", "fencefs version, whole process", "-", Goal{CPUUnder, 3}},
 		{"Startup/call", "fencefs call read_file 4 KiB, whole process", "-", Goal{CPUUnder, 3}},
+		{"Startup/oneshot-version", "fencefs version, one-shot build", "-", Goal{CPUUnder, 3}},
+		{"Startup/oneshot-call", "fencefs call read_file 4 KiB, one-shot", "-", Goal{CPUUnder, 3}},
 	}
 }
 
