@@ -40,6 +40,18 @@ const checkpointsUsage = "fencefs checkpoints [flags] STORE list|show|diff|resto
 	"checkpoint itself: restore to its number minus one to undo it.\n" +
 	"Exit 0: done. Exit 3: a restore refused over conflicts (listed on stderr). Exit 1: anything else."
 
+// auditUsage is audit.go's, for fencefs help audit (TestOneshotBuild
+// compares the two builds' help).
+const auditUsage = `Usage: fencefs audit verify [--prev HASH] [--head HASH] FILE
+
+Checks the hash chain of an audit log that serve --audit wrote: each line carries the SHA-256
+of the line before it, so a line edited, removed or moved breaks the chain at the next line.
+  --prev HASH   the head of the log this file continues (a rotated log's); default the genesis
+  --head HASH   the head the server logged last ("audit head"), kept where the log's writer
+                cannot reach: lines cut off the end, or rewritten from some line on, are caught
+Exit 0: the chain holds (its line count and head on stdout). Exit 1: the first bad line, on stderr.
+`
+
 // refuse says on stderr that what is not in this build; exit 1.
 func refuse(stderr io.Writer, what string) int {
 	fmt.Fprintf(stderr, "fencefs: %v\n", config.NotInBuild(what))
