@@ -102,6 +102,10 @@ type Record struct {
 	// Outcome is one of OutcomeOK, OutcomeRefused, OutcomeError,
 	// OutcomeCancelled, OutcomeTimedOut and OutcomePending.
 	Outcome string `json:"outcome"`
+	// Kind is the kind of a refusal (a tools.Kind: "not_found",
+	// "denied", "quota", "rate_limited", ...), for a call refused or
+	// timed out by a refusal.
+	Kind string `json:"kind,omitempty"`
 	// Reason says why a call was refused or failed, briefly.
 	Reason string `json:"reason,omitempty"`
 	// OldHash and NewHash are the content hashes before and after a
@@ -138,7 +142,7 @@ func (r *Record) check() error {
 // become summaries, and paths beyond half a line are left out, counted
 // and hashed.
 func (r *Record) fit() {
-	for _, f := range []*string{&r.RequestID, &r.Tenant, &r.Subject, &r.Tool, &r.Reason, &r.OldHash, &r.NewHash, &r.PathsDigest} {
+	for _, f := range []*string{&r.RequestID, &r.Tenant, &r.Subject, &r.Tool, &r.Kind, &r.Reason, &r.OldHash, &r.NewHash, &r.PathsDigest} {
 		*f = summarize(*f)
 	}
 	budget := MaxLineBytes / 2

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"slices"
@@ -161,6 +162,13 @@ func (h *AuditHealth) note(ctx context.Context, err error) {
 // audit log cannot be written.
 const auditBroken = "the audit log could not be written; the server refuses changes until it is fixed"
 
+// brokenRefusal is the result of a change refused because the audit log
+// failed with err: of kind tools.KindUnavailable, wrapping
+// ErrAuditBroken and err.
+func brokenRefusal(err error) *mcp.CallToolResult {
+	return refusal(tools.KindUnavailable, auditBroken, fmt.Errorf("%w: %w", ErrAuditBroken, err))
+}
+
 // Wrap implements Link.
 func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	log := a.Log
@@ -168,8 +176,10 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		return next
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !t.Annotations.ReadOnly && a.Health.Err() != nil {
-			return refusal(auditBroken), nil
+		if !t.Annotations.ReadOnly {
+			if herr := a.Health.Err(); herr != nil {
+				return brokenRefusal(herr), nil
+			}
 		}
 		start := time.Now()
 		notes := &callNotes{}
@@ -206,7 +216,9 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		if len(rec.Paths) == 0 && args.Path != "" {
 			rec.Paths = []string{args.Path}
 		}
-		rec.Outcome, rec.Reason = outcome(err, res, end, notes)
+		var kind tools.Kind
+		rec.Outcome, kind, rec.Reason = outcome(err, res, end, notes)
+		rec.Kind = string(kind)
 		if rec.Outcome == audit.OutcomeOK {
 			// Only a call that did what it was asked wrote its bytes.
 			rec.Bytes = int64(len(args.Content))
@@ -215,7 +227,7 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 			// What cannot be recorded must not look like success to the
 			// operator, and no further change is made unrecorded.
 			a.Health.note(ctx, lerr)
-			return refusal(auditBroken), nil
+			return brokenRefusal(lerr), nil
 		}
 		return res, err
 	}
@@ -268,13 +280,15 @@ func (e *callEnd) note(_ context.Context, _ string, err error) {
 	e.mu.Unlock()
 }
 
-// outcome returns the audit outcome and reason of a call that returned
-// res and err, the tool having ended as end says: a refusal is refused; a
-// failure of the storage, a cancellation and a deadline are errors (the
-// reason says which); a change every listener let through but the user
-// declined is refused; a result the server's own links refused (a quota,
-// a scope, the require-read guard) is refused.
-func outcome(err error, res *mcp.CallToolResult, end *callEnd, notes *callNotes) (string, string) {
+// outcome returns the audit outcome, refusal kind and reason of a call
+// that returned res and err, the tool having ended as end says: a refusal
+// is refused; a failure of the storage, a cancellation and a deadline are
+// errors (the reason says which); a change every listener let through but
+// the user declined is refused; a result the server's own links refused
+// (a quota, a scope, the require-read guard) is refused, with the kind
+// of its error (res.GetError()), which wins over the tool's: a quota
+// that cancelled a change the tool reported as not made.
+func outcome(err error, res *mcp.CallToolResult, end *callEnd, notes *callNotes) (outcome string, kind tools.Kind, reason string) {
 	text := ""
 	if res != nil && len(res.Content) > 0 {
 		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
@@ -282,30 +296,43 @@ func outcome(err error, res *mcp.CallToolResult, end *callEnd, notes *callNotes)
 		}
 	}
 	if err != nil {
-		return audit.OutcomeError, err.Error()
+		return audit.OutcomeError, tools.KindUnknown, err.Error()
+	}
+	var resErr error
+	if res != nil && res.IsError {
+		resErr = res.GetError()
 	}
 	end.mu.Lock()
 	ran, toolErr := end.ran, end.err
 	end.mu.Unlock()
-	if ran {
-		switch tools.OutcomeOf(toolErr) {
-		case tools.OutcomeRefused:
-			return audit.OutcomeRefused, text
-		case tools.OutcomeError:
-			return audit.OutcomeError, text
-		case tools.OutcomeCancelled:
-			return audit.OutcomeCancelled, text
-		case tools.OutcomeTimedOut:
-			return audit.OutcomeTimedOut, text
-		}
+	if ran && toolErr != nil && (resErr == nil || tools.KindOf(resErr) == tools.KindOf(toolErr)) {
+		return auditOutcome(tools.OutcomeOf(toolErr)), tools.KindOf(toolErr), text
+	}
+	if resErr != nil {
+		return auditOutcome(tools.OutcomeOf(resErr)), tools.KindOf(resErr), text
 	}
 	if res != nil && res.IsError {
-		return audit.OutcomeRefused, text
+		return audit.OutcomeRefused, tools.KindUnknown, text
 	}
 	if reason, ok := notes.cancelled(); ok {
-		return audit.OutcomeRefused, reason
+		return audit.OutcomeRefused, tools.KindUnknown, reason
 	}
-	return audit.OutcomeOK, ""
+	return audit.OutcomeOK, tools.KindUnknown, ""
+}
+
+// auditOutcome is the audit log's word for o.
+func auditOutcome(o tools.Outcome) string {
+	switch o {
+	case tools.OutcomeOK:
+		return audit.OutcomeOK
+	case tools.OutcomeRefused:
+		return audit.OutcomeRefused
+	case tools.OutcomeCancelled:
+		return audit.OutcomeCancelled
+	case tools.OutcomeTimedOut:
+		return audit.OutcomeTimedOut
+	}
+	return audit.OutcomeError
 }
 
 // AuditHeadEvery is how often the audit log's head is logged when it

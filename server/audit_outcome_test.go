@@ -18,7 +18,7 @@ import (
 
 // TestAuditOutcomes: the audit line says how a call really ended, from the
 // kind of the tool's error, not from the MCP result's isError alone: a
-// refusal is refused, a call that ran out of its deadline timed out, and
+// refusal is refused with its kind, a call that ran out of its deadline timed out, and
 // only a call that did what it was asked counts the
 // bytes it wrote.
 func TestAuditOutcomes(t *testing.T) {
@@ -27,12 +27,13 @@ func TestAuditOutcomes(t *testing.T) {
 		timeout time.Duration
 		path    string
 		outcome string
+		kind    tools.Kind
 		reason  string
 		bytes   int64
 	}{
-		{"ok", 0, "a.txt", audit.OutcomeOK, "", 3},
-		{"refused", 0, "secret.txt", audit.OutcomeRefused, "denied", 0},
-		{"timed out", time.Nanosecond, "b.txt", audit.OutcomeTimedOut, "did not finish", 0},
+		{"ok", 0, "a.txt", audit.OutcomeOK, "", "", 3},
+		{"refused", 0, "secret.txt", audit.OutcomeRefused, tools.KindDenied, "denied", 0},
+		{"timed out", time.Nanosecond, "b.txt", audit.OutcomeTimedOut, tools.KindTimeout, "did not finish", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -68,8 +69,8 @@ func TestAuditOutcomes(t *testing.T) {
 					t.Errorf("the change's write-ahead line is missing: %q", buf.String())
 				}
 			}
-			if rec.Outcome != tc.outcome || !strings.Contains(strings.ToLower(rec.Reason), tc.reason) || rec.Bytes != tc.bytes {
-				t.Errorf("audit line %+v, want outcome %s, reason with %q, %d bytes", rec, tc.outcome, tc.reason, tc.bytes)
+			if rec.Outcome != tc.outcome || rec.Kind != string(tc.kind) || !strings.Contains(strings.ToLower(rec.Reason), tc.reason) || rec.Bytes != tc.bytes {
+				t.Errorf("audit line %+v, want outcome %s, kind %q, reason with %q, %d bytes", rec, tc.outcome, tc.kind, tc.reason, tc.bytes)
 			}
 		})
 	}

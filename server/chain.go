@@ -1,8 +1,11 @@
 package server
 
 import (
+	"errors"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -37,8 +40,45 @@ func (c Chain) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 	return next
 }
 
-// refusal is the result of a call a link refuses: a text the model reads,
-// as the tools' own refusals are.
-func refusal(text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+// ErrNotGranted is wrapped by the error of a call the Scopes link
+// refused: the scopes of the request's token do not grant the tool. The
+// refusal is of kind tools.KindDenied.
+var ErrNotGranted = errors.New("the scopes of the request's token do not grant the tool")
+
+// ErrAuditBroken is wrapped by the error of a change the Audit link
+// refused because the audit log cannot be written (the log's own error
+// is wrapped beside it). The refusal is of kind tools.KindUnavailable.
+var ErrAuditBroken = errors.New("the audit log cannot be written")
+
+// refusal is the result of a call a link refuses, as the tools' own
+// refusals are: text for the model and, as mcpserver marks a tool's
+// refusal, the kind in the result's _meta (mcpserver.MetaKind, for a
+// client) and in its Go error (res.GetError(), for a link or wrapper
+// around it: errors.Is(err, kind), tools.KindOf). The error wraps cause
+// when there is one (a *quota.LimitError, ErrNotGranted,
+// ErrAuditBroken), which the model is not shown.
+func refusal(kind tools.Kind, text string, cause error) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	err := &linkRefusal{retry: &tools.RetryError{Message: text, Kind: kind}, cause: cause}
+	res.SetError(err)
+	res.Meta = mcp.Meta{mcpserver.MetaOutcome: string(tools.OutcomeOf(err)), mcpserver.MetaKind: string(kind)}
+	return res
+}
+
+// linkRefusal is the error of a call a link refused: a refusal of its
+// kind, and the cause behind it.
+type linkRefusal struct {
+	retry *tools.RetryError
+	cause error
+}
+
+// Error returns the text the model was shown.
+func (e *linkRefusal) Error() string { return e.retry.Message }
+
+// Unwrap gives errors.Is and errors.As the refusal and its cause.
+func (e *linkRefusal) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.retry}
+	}
+	return []error{e.retry, e.cause}
 }

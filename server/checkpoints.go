@@ -405,7 +405,7 @@ func (v *Servers) journalLink() Link {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			turn, err := turnOf(req)
 			if err != nil {
-				return refusal(err.Error()), nil
+				return refusal(tools.KindInvalid, err.Error(), nil), nil
 			}
 			if turn != "" {
 				nj.markTurn(ctx, turn, logger)

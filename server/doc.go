@@ -17,6 +17,16 @@
 //	     commits), RequireRead (stateless), Config.Links
 //	  -> tools.Set.Call -> backend
 //
+// A call a link refuses is answered as the tools' own refusals are: a
+// text for the model, and a kind (tools.Kind) in the result's _meta
+// (mcpserver.MetaKind) and in its Go error (res.GetError(), for a link
+// outside): KindQuota for stored bytes and files, KindRateLimited for
+// the rate and concurrency, KindDenied for a scope (wrapping
+// ErrNotGranted), KindNotRead for the stateless require-read, and
+// KindUnavailable for a broken audit log (wrapping ErrAuditBroken) or
+// usage that could not be counted. A quota's error wraps its
+// *quota.LimitError. The audit line of a refused call names its kind.
+//
 // Session limits, per-write deadlines and request ids bound hostile HTTP
 // clients (Serve, Handler); /healthz, /readyz and /metrics come with
 // Handler. The same Chain serves stdio (ServeStdio).

@@ -181,7 +181,7 @@ func (s Scopes) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		}
 		id, err := tenant.FromTokenInfo(req.Extra.TokenInfo)
 		if err != nil || !slices.Contains(grants.Tools(id.Scopes, []string{t.Name}), t.Name) {
-			return refusal(fmt.Sprintf("%s: the scopes of this request's token do not grant this tool (scopes are judged on every request; get a token with a scope that grants it)", t.Name)), nil
+			return refusal(tools.KindDenied, fmt.Sprintf("%s: the scopes of this request's token do not grant this tool (scopes are judged on every request; get a token with a scope that grants it)", t.Name), ErrNotGranted), nil
 		}
 		return next(ctx, req)
 	}

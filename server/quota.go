@@ -35,7 +35,7 @@ func (q Quota) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		release, err := m.Admit(key)
 		if err != nil {
 			noteQuotaRefusal(ctx, err)
-			return refusal(err.Error()), nil
+			return refusal(quotaKind(err), err.Error(), err), nil
 		}
 		defer release()
 		if t.Annotations.ReadOnly {
@@ -62,13 +62,27 @@ func (q Quota) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		}
 		if qc.refused != nil {
 			noteQuotaRefusal(ctx, qc.refused)
-			return refusal(qc.refused.Error()), nil
+			return refusal(quotaKind(qc.refused), qc.refused.Error(), qc.refused), nil
 		}
 		if ok && qc.rescan {
 			m.Rescan(key)
 		}
 		return res, err
 	}
+}
+
+// quotaKind is the kind of the refusal of a quota that failed with err:
+// a rate or concurrency limit is KindRateLimited, a stored bytes or files
+// limit KindQuota, and usage that could not be counted KindUnavailable.
+func quotaKind(err error) tools.Kind {
+	var le *quota.LimitError
+	switch {
+	case !errors.As(err, &le):
+		return tools.KindUnavailable
+	case le.Limit == quota.LimitRate, le.Limit == quota.LimitConcurrent:
+		return tools.KindRateLimited
+	}
+	return tools.KindQuota
 }
 
 // Middleware returns the MCP middleware that puts the requests besides

@@ -60,7 +60,7 @@ func (g RequireRead) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		return next
 	}
 	probe := g.Probe
-	refuse := refusal
+	refuse := func(text string) *mcp.CallToolResult { return refusal(tools.KindNotRead, text, nil) }
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		gc := &guardCall{}
 		ctx = context.WithValue(ctx, guardCallKey{}, gc)
@@ -86,7 +86,11 @@ func (g RequireRead) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 				return refuse(fmt.Sprintf("'%s' exists: read it with read_file and pass the hash it returned as %s (this server requires reading a file before changing it).", p, r.hash)), nil
 			case err == nil, errors.Is(err, tools.KindNotFound):
 			default:
-				return refuse(tools.Message(err)), nil
+				kind := tools.KindOf(err)
+				if kind == tools.KindUnknown {
+					kind = tools.KindUnavailable // the probe failed on storage
+				}
+				return refusal(kind, tools.Message(err), nil), nil
 			}
 		}
 		res, err := next(ctx, req)

@@ -213,8 +213,9 @@ func (c *call) noteEvent(_ context.Context, ev tools.Event) {
 // finish ends the span: the outcome is the tool's own error when it
 // failed, refused when the result is marked as an error all the same (a
 // link refused the call before the tool ran, or after: a quota that
-// cancelled its change), failed when the handler failed, ok otherwise.
-func (c *call) finish(resultBytes int, refused bool, failed error) {
+// cancelled its change; refusal, the result's Go error, then gives its
+// kind), failed when the handler failed, ok otherwise.
+func (c *call) finish(resultBytes int, refused bool, refusal, failed error) {
 	outcome, kind := tools.OutcomeOK, tools.Kind("")
 	switch {
 	case failed != nil:
@@ -229,6 +230,9 @@ func (c *call) finish(resultBytes int, refused bool, failed error) {
 		}
 	case refused:
 		outcome = tools.OutcomeRefused
+		if tools.IsRetry(refusal) {
+			outcome, kind = tools.OutcomeOf(refusal), tools.KindOf(refusal)
+		}
 	}
 	end := time.Now()
 	c.span.SetAttributes(AttrOutcome.String(string(outcome)), AttrResultBytes.Int(resultBytes),
@@ -273,7 +277,11 @@ func (t *Tracing) Wrap(tool *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 				}
 			}
 		}
-		c.finish(n, res != nil && res.IsError, err)
+		var refusal error
+		if res != nil && res.IsError {
+			refusal = res.GetError()
+		}
+		c.finish(n, res != nil && res.IsError, refusal, err)
 		return res, err
 	}
 }
@@ -287,7 +295,7 @@ func (t *Tracing) Call(ctx context.Context, tool *tools.Tool, args json.RawMessa
 	}
 	ctx, c := t.begin(ctx, tool.Name, len(args), trace.SpanKindInternal)
 	text, err := tool.Call(ctx, args)
-	c.finish(len(text), false, nil)
+	c.finish(len(text), false, nil, nil)
 	return text, err
 }
 

@@ -22,6 +22,8 @@ import (
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/mcpserver"
+	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/server"
 	"github.com/fencefs/fencefs/telemetry"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -187,6 +189,44 @@ func TestRefusalSpan(t *testing.T) {
 	}
 	if v, _ := attr(call, telemetry.AttrRefusal); v.AsString() != string(tools.KindNotFound) {
 		t.Errorf("refusal kind %q", v.AsString())
+	}
+}
+
+// TestLinkRefusalSpan: a call a link inside the tracing refuses before
+// the tool runs (a rate limit of the server's Quota) is refused with that
+// link's kind, not a bare refusal.
+func TestLinkRefusalSpan(t *testing.T) {
+	f := newFixture(t, false)
+	qm, err := quota.New(quota.Options{Default: quota.Limits{CallsPerSecond: 0.001, Burst: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(f.set, mcpserver.Options{Wrap: server.Chain{f.tr, server.Quota{Manager: qm}}.Wrap})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	read := &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}}
+	if res, err := cs.CallTool(t.Context(), read); err != nil || res.IsError {
+		t.Fatalf("the first call: %v %+v", err, res)
+	}
+	f.exp.Reset()
+	if res, err := cs.CallTool(t.Context(), read); err != nil || !res.IsError {
+		t.Fatalf("the second call, over the rate: %v %+v", err, res)
+	}
+	call, _ := toolSpan(t, f.exp)
+	if v, _ := attr(call, telemetry.AttrOutcome); v.AsString() != string(tools.OutcomeRefused) {
+		t.Errorf("outcome %q", v.AsString())
+	}
+	if v, _ := attr(call, telemetry.AttrRefusal); v.AsString() != string(tools.KindRateLimited) {
+		t.Errorf("refusal kind %q, want %q", v.AsString(), tools.KindRateLimited)
 	}
 }
 

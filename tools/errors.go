@@ -53,8 +53,8 @@ type Kind string
 func (k Kind) Error() string { return string(k) }
 
 // The kinds of refusal. Every refusal of this package has one of them,
-// KindQuota and KindRateLimited excepted, which are for hosts
-// ([Refusal]).
+// KindQuota, KindRateLimited and KindUnavailable excepted, which are for
+// hosts ([Refusal]); package server's links refuse with them.
 const (
 	// KindUnknown is the kind of a RetryError that sets none, and what
 	// KindOf returns for an error that is no refusal.
@@ -87,7 +87,8 @@ const (
 	KindNotText Kind = "not_text"
 	// KindDenied: the access policy or the storage's permissions refuse
 	// the path (a deny pattern, a path outside the allowed patterns or a
-	// scope, an operation the host did not approve).
+	// scope, an operation the host did not approve), or the scopes of the
+	// caller's token do not grant the tool.
 	KindDenied Kind = "denied"
 	// KindProtected: the path may be read but not changed (a protected
 	// pattern, the namespace root, a mount, the working directory).
@@ -119,6 +120,10 @@ const (
 	// KindRateLimited: a host's rate or concurrency limit refuses the
 	// call.
 	KindRateLimited Kind = "rate_limited"
+	// KindUnavailable: the host cannot take the call now, for a reason of
+	// its own the model cannot change (its audit log cannot be written,
+	// its usage could not be counted); a later retry may succeed.
+	KindUnavailable Kind = "unavailable"
 )
 
 // Kinds lists every kind but KindUnknown.
@@ -126,6 +131,7 @@ var Kinds = []Kind{
 	KindInvalid, KindNoMatch, KindNotFound, KindExists, KindIsDir, KindNotDir, KindNotEmpty,
 	KindNotRegular, KindNotText, KindDenied, KindProtected, KindReadOnly, KindNotRead,
 	KindConflict, KindTooLarge, KindOutside, KindUnsupported, KindTimeout, KindQuota, KindRateLimited,
+	KindUnavailable,
 }
 
 // KindOf returns the kind of the refusal err is, or KindUnknown when err
