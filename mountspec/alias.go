@@ -20,6 +20,9 @@ type (
 	// Schemes are the Schemes a server opens besides its own kinds, by
 	// the prefix that starts their specs; see [spec.Schemes].
 	Schemes = spec.Schemes
+	// A Layered Scheme makes its mounts of other mounts (overlay:); see
+	// [spec.Layered].
+	Layered = spec.Layered
 )
 
 // The mount kinds this package opens itself; a Scheme adds others.

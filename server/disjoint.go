@@ -19,8 +19,11 @@ const probeID = "fencefs-disjoint-probe-0"
 // a shared mount's, and no local template is relative. A mount of a
 // URL-like kind a Scheme opens ("gs://", "azblob://") is compared by its
 // spec: the first segment (a bucket, an account) as the authority, the
-// rest as the path; a mount of another Scheme's kind ("overlay:") is not
-// compared, its spec being the Scheme's own.
+// rest as the path. A mount of a Layered Scheme ("overlay:") is compared
+// by each of its layers, as a mount of its own: an overlay's upper layer
+// under another template's directory is refused as a local template
+// there would be. A mount of another Scheme's kind is not compared, its
+// spec being the Scheme's own.
 func checkDisjoint(schemes mountspec.Schemes, mounts []TenantMount) error {
 	var locs []tenant.Location
 	for _, tm := range mounts {
@@ -32,12 +35,46 @@ func checkDisjoint(schemes mountspec.Schemes, mounts []TenantMount) error {
 		if err != nil {
 			return fmt.Errorf("mount %q: %w", tm.Name, err)
 		}
-		loc, ok := location(tm.Name, ms)
-		if ok {
-			locs = append(locs, loc)
+		ls, err := locations(schemes, tm.Name, ms, 0)
+		if err != nil {
+			return fmt.Errorf("mount %q: %w", tm.Name, err)
 		}
+		locs = append(locs, ls...)
 	}
 	return tenant.Disjoint(locs)
+}
+
+// maxLayerDepth bounds how deep locations follows layers of layers.
+const maxLayerDepth = 8
+
+// locations returns where the parsed spec ms of mount name puts its
+// files: its own location, or those of its layers when its Scheme is
+// Layered (each named after the mount and its place), none when its
+// Scheme's spec is opaque.
+func locations(schemes mountspec.Schemes, name string, ms mountspec.Spec, depth int) ([]tenant.Location, error) {
+	if l, ok := location(name, ms); ok {
+		return []tenant.Location{l}, nil
+	}
+	ly, ok := schemes[string(ms.Kind)].(mountspec.Layered)
+	if !ok {
+		return nil, nil
+	}
+	if depth >= maxLayerDepth {
+		return nil, fmt.Errorf("layers nested more than %d deep", maxLayerDepth)
+	}
+	layers, err := ly.Layers(ms)
+	if err != nil {
+		return nil, err
+	}
+	var out []tenant.Location
+	for i, l := range layers {
+		ls, err := locations(schemes, fmt.Sprintf("%s (layer %d of %d)", name, i+1, len(layers)), l, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls...)
+	}
+	return out, nil
 }
 
 // location returns where the parsed spec ms of mount name puts its files,

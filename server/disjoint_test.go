@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/mountspec"
+	"github.com/fencefs/fencefs/overlay/overlayspec"
 	"github.com/fencefs/fencefs/tenant"
 )
 
@@ -21,6 +22,7 @@ import (
 func TestTenantMountsDisjoint(t *testing.T) {
 	base := t.TempDir()
 	schemes := mountspec.Schemes{"fake://": fakeScheme{}}
+	schemes[overlayspec.Prefix] = overlayspec.New(mountspec.Options{Schemes: schemes})
 	anyone := AuthenticatorFunc(func(*http.Request) (*tenant.Identity, error) { return nil, ErrUnauthenticated })
 	mounts := func(specs ...string) []TenantMount {
 		var out []TenantMount
@@ -46,6 +48,14 @@ func TestTenantMountsDisjoint(t *testing.T) {
 		{"relative", []string{"local:rel/{tenant}"}, false},
 		{"a Scheme's buckets", []string{"fake://b/t/{tenant}", "fake://b/t/shared?ro=1"}, false},
 		{"a Scheme's other bucket", []string{"fake://b/t/{tenant}", "fake://c/t/shared"}, true},
+		{"an overlay's upper layer in another template's directory", []string{"overlay:local:" + base + "/repo:ro+local:" + d + "/{tenant}", "local:" + d + "/notes/{tenant}"}, false},
+		{"an overlay's upper layer around a shared mount", []string{"overlay:local:" + base + "/repo:ro+local:" + d + "/{tenant}", "local:" + d + "/shared:ro"}, false},
+		{"an overlay's base in another template's directory", []string{"overlay:local:" + d + "/{tenant}:ro+local:" + d + "/up/{tenant}", "local:" + d + "/notes/{tenant}"}, false},
+		{"two overlays' upper layers", []string{"overlay:local:" + base + "/repo:ro+local:" + d + "/{tenant}", "overlay:local:" + base + "/repo:ro+local:" + d + "/notes/{tenant}"}, false},
+		{"an overlay's Scheme layer", []string{"overlay:fake://b/t/{tenant}/x+local:" + d + "/up/{tenant}", "fake://b/t/shared?ro=1"}, false},
+		{"an overlay's relative upper layer", []string{"overlay:local:" + base + "/repo:ro+local:rel/{tenant}"}, false},
+		{"disjoint overlays", []string{"overlay:local:" + base + "/repo:ro+local:" + d + "/ws/{tenant}", "local:" + d + "/notes/{tenant}", "local:" + base + "/repo:ro",
+			"overlay:local:" + d + "/own/{tenant}/base:ro+local:" + d + "/own/{tenant}/up"}, true},
 		{"disjoint", []string{"local:" + d + "/ws/{tenant}", "local:" + d + "/notes/{tenant}", "s3://bucket/t/{tenant}?endpoint=http://127.0.0.1:1"}, true},
 	} {
 		s, err := New(t.Context(), Config{TenantMounts: mounts(c.specs...), Identity: anyone, Schemes: schemes})

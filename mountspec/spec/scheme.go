@@ -26,6 +26,17 @@ type Scheme interface {
 	Open(ctx context.Context, s Spec, timeout time.Duration) (backend.Backend, io.Closer, error)
 }
 
+// A Layered Scheme makes each of its mounts of other mounts, as
+// overlay:BASE+UPPER is made of its base and upper layer. Layers returns
+// the parsed specs of the layers of s (a Spec of the Scheme), each with
+// its Kind, so that what judges where a mount's files lie (a server
+// proving its tenant templates disjoint) sees through the Scheme to the
+// storage below; a layer may itself be of a Layered Scheme. A Scheme
+// whose spec is its own and is not Layered is opaque to such a judge.
+type Layered interface {
+	Layers(s Spec) ([]Spec, error)
+}
+
 // Schemes are the Schemes a server opens besides its own kinds, by the
 // prefix that starts their specs ("gs://", "overlay:"). Its Kind in a
 // parsed Spec is that prefix.

@@ -75,6 +75,17 @@ func (s *Scheme) Parse(rest string) (mountspec.Spec, error) {
 	return mountspec.Spec{ReadOnly: upper.ReadOnly, Opaque: Join(base.String(), upper.String())}, nil
 }
 
+// Layers implements mountspec.Layered: the base and upper layer of sp,
+// parsed, so that a server proves the layers of overlay templates
+// disjoint from its other mounts.
+func (s *Scheme) Layers(sp mountspec.Spec) ([]mountspec.Spec, error) {
+	base, upper, err := s.parse(sp.Opaque)
+	if err != nil {
+		return nil, err
+	}
+	return []mountspec.Spec{base, upper}, nil
+}
+
 // parse splits rest and parses its two specs.
 func (s *Scheme) parse(rest string) (base, upper mountspec.Spec, err error) {
 	b, u, err := Split(rest)

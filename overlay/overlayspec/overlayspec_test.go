@@ -227,3 +227,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestLayers: the Scheme is mountspec.Layered: an overlay spec's layers
+// come back parsed, with their kinds, as a server needs them to prove
+// tenant templates disjoint.
+func TestLayers(t *testing.T) {
+	ss := schemes(t)
+	sp, err := ss.Parse("overlay:local:/srv/re%2Bpo:ro+s3://b/t/x?region=r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ly, ok := ss[overlayspec.Prefix].(mountspec.Layered)
+	if !ok {
+		t.Fatal("the overlay Scheme is not mountspec.Layered")
+	}
+	layers, err := ly.Layers(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(layers) != 2 || layers[0].Kind != mountspec.KindLocal || layers[0].Dir != "/srv/re+po" || !layers[0].ReadOnly ||
+		layers[1].Kind != mountspec.KindS3 || layers[1].S3.Bucket != "b" || layers[1].S3.Prefix != "t/x" {
+		t.Errorf("layers %+v", layers)
+	}
+	if _, err := ly.Layers(mountspec.Spec{Kind: overlayspec.Prefix, Opaque: "local:/a"}); err == nil {
+		t.Error("a spec that is not BASE+UPPER gave layers")
+	}
+}
