@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -180,54 +179,17 @@ const reasonExpired = "the approval expired (the user answered more than %v afte
 // stays good by default.
 const DefaultApprovalTTL = 10 * time.Minute
 
-// entries lists what a change of a directory takes along: for the
-// delete of a directory every entry below it, for the move or copy of
-// one every entry below its source, sorted, as paths from the namespace
-// root (directories end with '/'); nil for a change of files. more
-// reports that there are over maxApprovalEntries. The listing is the one
-// the policy shows (Set.CompletePath): entries it hides (dot-named,
-// names with control characters, special files) are not in it.
-func (h *handlers) entries(ctx context.Context, r *tools.ChangeRequest) (entries []string, more bool, err error) {
-	var dir string
-	switch {
-	case r.Sizes != nil:
-		return nil, false, nil
-	case r.Operation == tools.OpDelete:
-		dir = r.Path
-	case r.Operation == tools.OpMove || r.Operation == tools.OpCopy:
-		dir = r.Source
-	default:
-		return nil, false, nil
+// entries returns what a change of a directory takes along: the
+// entries the tool walked below it (tools.ChangeRequest.Entries), hidden
+// ones included, as paths from the namespace root (directories end with
+// '/'), sorted; nil for a change of files. more reports that there are
+// over maxApprovalEntries. The tool removes no entry outside them, so
+// binding the answer to them binds what the change takes.
+func (h *handlers) entries(_ context.Context, r *tools.ChangeRequest) (entries []string, more bool, err error) {
+	if r.EntriesOver || len(r.Entries) > maxApprovalEntries {
+		return nil, true, nil
 	}
-	entries = []string{}
-	var walk func(prefix string) error
-	walk = func(prefix string) error {
-		paths, over, err := h.set.CompletePath(ctx, prefix, maxApprovalEntries-len(entries))
-		if err != nil {
-			return err
-		}
-		if over {
-			more = true
-			return nil
-		}
-		for _, p := range paths {
-			entries = append(entries, p)
-			if strings.HasSuffix(p, "/") {
-				if err := walk(p); err != nil || more {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	err = walk(strings.TrimPrefix(dir, "/") + "/")
-	if _, ok := RetryMessage(err); ok {
-		// Not a directory after all (an empty file's delete), or not
-		// listable: nothing to take along.
-		return nil, false, nil
-	}
-	slices.Sort(entries)
-	return entries, more, err
+	return r.Entries, false, nil
 }
 
 // changeDigest identifies a change as the user is shown it, and by the
@@ -368,7 +330,6 @@ func approvalMessage(req *tools.ChangeRequest, entries []string) string {
 			b.WriteString(name(e))
 			b.WriteString("\n")
 		}
-		b.WriteString("(Hidden entries, such as dot-named ones, are not listed or counted.)\n")
 	}
 	if req.Diff != "" {
 		diff, changed := escapeShown(req.Diff, true)

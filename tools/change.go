@@ -221,10 +221,14 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 // the path again. It returns the result text of a cancelled change.
 // sizes are the request's Sizes.
 func (s *Set) announce(ctx context.Context, t target, op, diff string, truncated bool, verb string, sizes []SizeChange) (string, error) {
+	return s.announceRequest(ctx, t, &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated, Sizes: sizes}, verb)
+}
+
+// announceRequest is announce with the request built by the caller.
+func (s *Set) announceRequest(ctx context.Context, t target, req *ChangeRequest, verb string) (string, error) {
 	if s.changeListener(ctx) == nil {
 		return "", nil
 	}
-	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: op, Diff: diff, Truncated: truncated, Sizes: sizes}
 	if msg, err := s.ask(ctx, req, t.display, verb); err != nil || msg != "" {
 		return msg, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
@@ -167,17 +168,25 @@ func (s *Set) deleteDir(ctx context.Context, t target, recursive bool) (string, 
 		return "", notEmpty
 	}
 	read := s.readCheck(ctx, t)
-	n, err := s.checkTree(ctx, t, t.resolved, read)
+	walked := s.newTreeEntries(ctx)
+	n, err := s.checkTree(ctx, t, t.resolved, both(read, walked.add))
 	if err != nil {
 		return "", err
 	}
-	if msg, err := s.announce(ctx, t, OpDelete, "", false, "deleted", nil); err != nil || msg != "" {
+	req := &ChangeRequest{Path: s.canonical(t.resolved), Operation: OpDelete}
+	walked.fill(req)
+	if msg, err := s.announceRequest(ctx, t, req, "deleted"); err != nil || msg != "" {
 		return msg, err
 	}
 	if n == 0 {
 		err = backend.Remove(ctx, s.b, t.resolved, backend.RemoveOptions{})
 	} else {
 		err = backend.RemoveAll(ctx, s.b, t.resolved, backend.RemoveAllOptions{Check: func(name string, e backend.DirEntry) error {
+			if name != t.resolved && !walked.has(name, e) {
+				// Appeared after the walk the change was announced
+				// with (and maybe approved by): nothing is removed.
+				return backend.ErrNotEmpty
+			}
 			if err := s.entryRefusal(t, name); err != nil {
 				return err
 			}
@@ -223,6 +232,95 @@ func (s *Set) checkTree(ctx context.Context, t target, dir string, land func(nam
 		return n, s.storageErr(err, t.display)
 	}
 	return n, nil
+}
+
+// both returns a land function of checkTree that calls a and then b,
+// either of which may be nil.
+func both(a, b func(string, backend.DirEntry) error) func(string, backend.DirEntry) error {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return func(name string, e backend.DirEntry) error {
+		if err := a(name, e); err != nil {
+			return err
+		}
+		return b(name, e)
+	}
+}
+
+// MaxChangeEntries bounds the entries of a directory a change request
+// names (ChangeRequest.Entries): a larger tree's change is announced
+// with EntriesOver instead.
+const MaxChangeEntries = 100000
+
+// treeEntries collects the entries of a directory's walk, for the change
+// request of its delete or move and to hold its removal to them. A nil
+// *treeEntries (no change listener to announce them to) collects
+// nothing and holds nothing back.
+type treeEntries struct {
+	s    *Set
+	seen map[string]bool // storage paths, a directory's with '/'
+	over bool
+}
+
+// newTreeEntries returns a collector when a change under ctx is
+// announced to a listener, nil otherwise.
+func (s *Set) newTreeEntries(ctx context.Context) *treeEntries {
+	if s.changeListener(ctx) == nil {
+		return nil
+	}
+	return &treeEntries{s: s, seen: map[string]bool{}}
+}
+
+// key is how an entry is known: its storage path, with '/' for a
+// directory, so that a file replaced by a directory of its name is new.
+func entryKey(name string, e backend.DirEntry) string {
+	if e.IsDir() {
+		return name + "/"
+	}
+	return name
+}
+
+// add is checkTree's land function that collects.
+func (w *treeEntries) add(name string, e backend.DirEntry) error {
+	if w == nil || w.over {
+		return nil
+	}
+	if len(w.seen) == MaxChangeEntries {
+		w.over, w.seen = true, nil
+		return nil
+	}
+	w.seen[entryKey(name, e)] = true
+	return nil
+}
+
+// has reports whether the entry name was walked (always true without a
+// collector, or over its bound).
+func (w *treeEntries) has(name string, e backend.DirEntry) bool {
+	return w == nil || w.over || w.seen[entryKey(name, e)]
+}
+
+// fill sets req's Entries (or EntriesOver) from what was walked.
+func (w *treeEntries) fill(req *ChangeRequest) {
+	if w == nil {
+		return
+	}
+	if w.over {
+		req.EntriesOver = true
+		return
+	}
+	req.Entries = make([]string, 0, len(w.seen))
+	for k := range w.seen {
+		name, dir := strings.CutSuffix(k, "/")
+		if name = w.s.canonical(name); dir {
+			name += "/"
+		}
+		req.Entries = append(req.Entries, name)
+	}
+	slices.Sort(req.Entries)
 }
 
 // landingCheck returns the land function of checkTree for a directory

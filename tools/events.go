@@ -141,6 +141,21 @@ type ChangeRequest struct {
 	// move stays within one mount, to a path that does not exist, so it
 	// grows nothing).
 	Sizes []SizeChange
+	// Entries are, for the delete or move of a directory, every entry
+	// below it that the tool walked and takes along, hidden ones included
+	// (dot-named, names with control characters, special files): paths
+	// written as Path is, a directory's ending with '/', sorted, and
+	// empty, not nil, for an empty directory. An approver binds its
+	// answer to them. A delete removes only these: an entry that appears
+	// after the walk makes it refuse with nothing removed (a move renames
+	// the directory whole, with what it holds then). Nil for a change of
+	// files, and when the tree holds more than MaxChangeEntries
+	// (EntriesOver).
+	Entries []string
+	// EntriesOver reports that the directory held more than
+	// MaxChangeEntries entries, so Entries is nil and the change is not
+	// bound to them.
+	EntriesOver bool
 
 	cancelled bool
 	reason    string

@@ -114,6 +114,7 @@ func (s *Set) transfer(ctx context.Context, raw json.RawMessage, move bool) (str
 	if move {
 		req.Operation = OpMove
 	}
+	x.entries.fill(req)
 	if !x.dir {
 		req.Diff, req.Truncated = s.diffTo(dst, x.old, x.data)
 		req.Sizes = []SizeChange{{Path: req.Path, Before: x.old.sizeOrNone(), After: x.data.size, BeforeHash: x.old.hash}}
@@ -204,9 +205,10 @@ func (s *Set) lockBoth(ctx context.Context, a, b string) (func(), error) {
 // transferPlan is a move or copy that passed every check.
 type transferPlan struct {
 	from, to target
-	dir      bool     // the source is a directory (moves only)
-	data     existing // the source file's content
-	old      existing // the file replaced at the destination, if any
+	dir      bool         // the source is a directory (moves only)
+	entries  *treeEntries // the source directory's, for the change request
+	data     existing     // the source file's content
+	old      existing     // the file replaced at the destination, if any
 }
 
 // inspectTransfer checks the source and the destination of a move or
@@ -223,7 +225,8 @@ func (s *Set) inspectTransfer(ctx context.Context, src, dst target, a transferAr
 		return nil, retryf(KindIsDir, "'%s' is a directory; expected_hash applies to files only.", src.display)
 	case info.IsDir():
 		x.dir = true
-		if _, err := s.checkTree(ctx, src, src.resolved, s.landingCheck(dst, src.resolved)); err != nil {
+		x.entries = s.newTreeEntries(ctx)
+		if _, err := s.checkTree(ctx, src, src.resolved, both(s.landingCheck(dst, src.resolved), x.entries.add)); err != nil {
 			return nil, err
 		}
 	case !info.IsRegular():
