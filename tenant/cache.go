@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 )
 
@@ -17,6 +18,7 @@ type Cache[K comparable, V any] struct {
 	build   func(context.Context, K) (V, error)
 	onEvict func(K, V)
 	max     int
+	logger  *slog.Logger
 
 	mu      sync.Mutex
 	entries map[K]*list.Element // of *entry[K, V]
@@ -43,6 +45,9 @@ type CacheOptions[K comparable, V any] struct {
 	// OnEvict, when set, is called with a value that left the cache, once
 	// no Get holds it any more (to close its backends, say).
 	OnEvict func(K, V)
+	// Logger receives why a value could not be built when WithValue
+	// answers 503, whose body does not carry it; nil is slog.Default().
+	Logger *slog.Logger
 }
 
 // NewCache returns an empty Cache.
@@ -53,7 +58,7 @@ func NewCache[K comparable, V any](opts CacheOptions[K, V]) (*Cache[K, V], error
 	if opts.Build == nil {
 		return nil, errors.New("tenant: cache needs a Build function")
 	}
-	return &Cache[K, V]{build: opts.Build, onEvict: opts.OnEvict, max: opts.Size, entries: make(map[K]*list.Element)}, nil
+	return &Cache[K, V]{build: opts.Build, onEvict: opts.OnEvict, max: opts.Size, logger: opts.Logger, entries: make(map[K]*list.Element)}, nil
 }
 
 // Get returns the value of key, building it if the cache does not hold it,

@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 )
 
@@ -14,7 +15,9 @@ type valueKey[V any] struct{}
 // with it in the context, where ValueFrom finds it, and releases it when
 // the request ends. It goes inside Middleware, which provides the tenant.
 // A request without an Identity gets 401; a value that cannot be built,
-// 503.
+// 503 with a body that names the tenant only: the build's error, which
+// may name host paths, endpoints or credentials' files, goes to the
+// cache's Logger (CacheOptions.Logger).
 //
 // The value is held only for the request: a handler that keeps it longer
 // (a stateful MCP session keeps its server) must not rely on it staying
@@ -28,12 +31,21 @@ func WithValue[V any](c *Cache[ID, V], next http.Handler) http.Handler {
 		}
 		v, release, err := c.Get(r.Context(), id.Tenant)
 		if err != nil {
-			http.Error(w, "tenant "+string(id.Tenant)+": "+err.Error(), http.StatusServiceUnavailable)
+			c.log().ErrorContext(r.Context(), "a tenant's value could not be built", "tenant", string(id.Tenant), "error", err)
+			http.Error(w, "tenant "+string(id.Tenant)+": not available now (the server's log says why); retry later", http.StatusServiceUnavailable)
 			return
 		}
 		defer release()
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), valueKey[V]{}, v)))
 	})
+}
+
+// log returns the logger of c's failures.
+func (c *Cache[K, V]) log() *slog.Logger {
+	if c.logger != nil {
+		return c.logger
+	}
+	return slog.Default()
 }
 
 // ValueFrom returns the value WithValue put in ctx.

@@ -1,9 +1,11 @@
 package tenant
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -179,7 +181,8 @@ func TestMiddlewareMCP(t *testing.T) {
 }
 
 // TestWithValue: the tenant's value is built once, held for the request
-// and released after it; a failed build is 503; no Identity is 401.
+// and released after it; a failed build is 503, its cause logged and
+// not sent; no Identity is 401.
 func TestWithValue(t *testing.T) {
 	path := t.TempDir() + "/tokens.yaml"
 	writeTokenFile(t, path, "tokens:\n  - {name: a, sha256: "+HashToken("tok-t1")+", tenant: t1, scopes: [files:read]}\n"+
@@ -189,7 +192,8 @@ func TestWithValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := &closer{}
-	values, err := NewCache(CacheOptions[ID, string]{Size: 4, OnEvict: cl.close, Build: func(_ context.Context, id ID) (string, error) {
+	var logged bytes.Buffer
+	values, err := NewCache(CacheOptions[ID, string]{Size: 4, OnEvict: cl.close, Logger: slog.New(slog.NewTextHandler(&logged, nil)), Build: func(_ context.Context, id ID) (string, error) {
 		if id == "broken" {
 			return "", fmt.Errorf("storage of %s unreachable", id)
 		}
@@ -233,8 +237,12 @@ func TestWithValue(t *testing.T) {
 	if got := cl.list(); len(got) != 1 || got[0] != "value of t1" {
 		t.Fatalf("after the request: closed %q", got)
 	}
-	if code, body := get(srv.URL, "tok-bad"); code != http.StatusServiceUnavailable || !strings.Contains(body, "unreachable") {
-		t.Fatalf("failed build: %d %q", code, body)
+	// The build's error goes to the log, never to the client.
+	if code, body := get(srv.URL, "tok-bad"); code != http.StatusServiceUnavailable || strings.Contains(body, "unreachable") || !strings.Contains(body, "broken") {
+		t.Fatalf("failed build: %d %q, want 503 naming the tenant only", code, body)
+	}
+	if !strings.Contains(logged.String(), "storage of broken unreachable") {
+		t.Errorf("the build's error is not in the log: %q", logged.String())
 	}
 	if code, _ := get(bare.URL, "tok-t1"); code != http.StatusUnauthorized {
 		t.Fatalf("without Middleware: %d, want 401", code)
