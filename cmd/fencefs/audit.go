@@ -29,23 +29,27 @@ func openAudit(path string, stdout io.Writer) (*audit.Logger, error) {
 }
 
 // auditUsage is the help of fencefs audit.
-const auditUsage = `Usage: fencefs audit verify [--prev HASH] [--head HASH] FILE
+const auditUsage = `Usage: fencefs audit verify [--prev HASH] [--head HASH [--allow-growth]] FILE
 
 Checks the hash chain of an audit log that serve --audit wrote: each line carries the SHA-256
 of the line before it, so a line edited, removed or moved breaks the chain at the next line.
-  --prev HASH   the head of the log this file continues (a rotated log's); default the genesis
-  --head HASH   the head the server logged last ("audit head"), kept where the log's writer
-                cannot reach: lines cut off the end, or rewritten from some line on, are caught
+  --prev HASH      the head of the log this file continues (a rotated log's); default the genesis
+  --head HASH      the head the server logged last ("audit head"), kept where the log's writer
+                   cannot reach: lines cut off the end, or rewritten from some line on, are caught
+  --allow-growth   with --head: accept lines after it (a head the server logged while it ran on)
 Exit 0: the chain holds (its line count and head on stdout). Exit 1: the first bad line, on stderr.
 `
 
-// auditCommand runs `fencefs audit verify [--prev H] [--head H] FILE`:
-// exit 0 when the chain holds, 1 with the first bad line otherwise. --prev
-// is the head of the file this one continues (a rotated log's); --head is
-// an anchor kept where the log's writer cannot reach (the server logs its
-// head as it goes and when it stops), which catches lines cut off the end.
+// auditCommand runs `fencefs audit verify [--prev H] [--head H
+// [--allow-growth]] FILE`: exit 0 when the chain holds, 1 with the first
+// bad line otherwise. --prev is the head of the file this one continues
+// (a rotated log's); --head is an anchor kept where the log's writer
+// cannot reach (the server logs its head as it goes and when it stops),
+// which catches lines cut off the end. A log that goes on past --head is
+// refused, as the lines of a server whose last head that was, unless
+// --allow-growth says the head was logged while the server ran on.
 func auditCommand(args []string, stdout, stderr io.Writer) int {
-	usage := "usage: fencefs audit verify [--prev HASH] [--head HASH] FILE (see fencefs help audit)"
+	usage := "usage: fencefs audit verify [--prev HASH] [--head HASH [--allow-growth]] FILE (see fencefs help audit)"
 	if len(args) == 0 || args[0] != "verify" {
 		fmt.Fprintln(stderr, usage)
 		return exitFatal
@@ -54,7 +58,8 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	prev := fl.String("prev", audit.Genesis, "")
 	head := fl.String("head", "", "")
-	if err := fl.Parse(args[1:]); err != nil || fl.NArg() != 1 {
+	growth := fl.Bool("allow-growth", false, "")
+	if err := fl.Parse(args[1:]); err != nil || fl.NArg() != 1 || *growth && *head == "" {
 		fmt.Fprintln(stderr, usage)
 		return exitFatal
 	}
@@ -80,9 +85,13 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFatal
 	}
 	if *head != "" && res.Head != *head {
-		fmt.Fprintf(stderr, "fencefs: audit verify %s: the chain reaches head %s at line %d and goes on for %d more lines, to head %s: not lines of a server whose last head that was (give the head it logged last)\n",
-			file, *head, res.HeadLine, res.Lines-res.HeadLine, res.Head)
-		return exitFatal
+		if !*growth {
+			fmt.Fprintf(stderr, "fencefs: audit verify %s: the chain reaches head %s at line %d and goes on for %d more lines, to head %s: not lines of a server whose last head that was (give the head it logged last, or --allow-growth for a head it logged while it ran on)\n",
+				file, *head, res.HeadLine, res.Lines-res.HeadLine, res.Head)
+			return exitFatal
+		}
+		fmt.Fprintf(stdout, "ok: %d lines, head %s (head %s at line %d, then %d more lines)\n", res.Lines, res.Head, *head, res.HeadLine, res.Lines-res.HeadLine)
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "ok: %d lines, head %s\n", res.Lines, res.Head)
 	return exitOK

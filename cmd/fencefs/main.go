@@ -170,7 +170,7 @@ Usage:
   fencefs tools [flags]             print the configured tools and their JSON schemas
   fencefs skills [flags]            list the skills under the --skills roots, and any problems
   fencefs overlay VERB SPEC [PATH]  review an overlay mount: changes, diff, commit or discard
-  fencefs audit verify FILE         check the hash chain of a --audit log (--prev H, --head H)
+  fencefs audit verify FILE         check the hash chain of a --audit log (--prev H, --head H, --allow-growth)
   fencefs checkpoints [flags] STORE list|show|diff|restore
                                     the checkpoints a host journaled in STORE (package checkpoint)
   fencefs version                   print the version, module and commit

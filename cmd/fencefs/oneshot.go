@@ -42,13 +42,14 @@ const checkpointsUsage = "fencefs checkpoints [flags] STORE list|show|diff|resto
 
 // auditUsage is audit.go's, for fencefs help audit (TestOneshotBuild
 // compares the two builds' help).
-const auditUsage = `Usage: fencefs audit verify [--prev HASH] [--head HASH] FILE
+const auditUsage = `Usage: fencefs audit verify [--prev HASH] [--head HASH [--allow-growth]] FILE
 
 Checks the hash chain of an audit log that serve --audit wrote: each line carries the SHA-256
 of the line before it, so a line edited, removed or moved breaks the chain at the next line.
-  --prev HASH   the head of the log this file continues (a rotated log's); default the genesis
-  --head HASH   the head the server logged last ("audit head"), kept where the log's writer
-                cannot reach: lines cut off the end, or rewritten from some line on, are caught
+  --prev HASH      the head of the log this file continues (a rotated log's); default the genesis
+  --head HASH      the head the server logged last ("audit head"), kept where the log's writer
+                   cannot reach: lines cut off the end, or rewritten from some line on, are caught
+  --allow-growth   with --head: accept lines after it (a head the server logged while it ran on)
 Exit 0: the chain holds (its line count and head on stdout). Exit 1: the first bad line, on stderr.
 `
 
