@@ -64,7 +64,8 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Changes, when set, is shared by every server that should hear of
 	// each other's changes (a server per session over one namespace);
-	// nil gives the server one of its own.
+	// nil gives the server one of its own. NewShared does not use it:
+	// each Target carries its own.
 	Changes *Changes
 	// ApprovalKey signs the state of an approval the client sends back
 	// with the user's answer. Servers that may answer the second round of
@@ -80,7 +81,10 @@ type Options struct {
 	ApprovalTTL time.Duration
 	// Wrap, when set, wraps each tool's handler, so that a command can
 	// put its own checks and records (quotas, audit, metrics) around
-	// every call, approval rounds included.
+	// every call, approval rounds included. It is called once per tool
+	// when the server is built, with the tool as the server describes it
+	// (for NewShared, defs' tool), around the handler of the request's
+	// target.
 	Wrap func(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler
 }
 
@@ -91,6 +95,16 @@ const DefaultMaxResourceBytes = 1 << 20
 // New returns an MCP server offering every tool of set, configured by
 // opts.
 func New(set *tools.Set, opts Options) *mcp.Server {
+	if opts.Changes == nil {
+		opts.Changes = NewChanges()
+	}
+	t := &Target{Set: set, Changes: opts.Changes}
+	return build(set, opts, func(context.Context) (*Target, error) { return t, nil })
+}
+
+// build returns the server offering the tools of defs, whose requests
+// work on the target find gives them.
+func build(defs *tools.Set, opts Options, find func(context.Context) (*Target, error)) *mcp.Server {
 	if opts.Name == "" {
 		opts.Name = "fencefs"
 	}
@@ -103,21 +117,18 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = DefaultProgressInterval
 	}
-	if opts.Changes == nil {
-		opts.Changes = NewChanges()
-	}
 	if opts.ApprovalTTL <= 0 {
 		opts.ApprovalTTL = DefaultApprovalTTL
 	}
 	if opts.MaxSubscriptions <= 0 {
 		opts.MaxSubscriptions = DefaultMaxSubscriptions
 	}
-	h := &handlers{set: set, opts: opts, key: opts.ApprovalKey}
-	if len(h.key) == 0 {
+	c := &common{opts: opts, key: opts.ApprovalKey, find: find}
+	if len(c.key) == 0 {
 		// The key signs the approval state a client echoes back; it
 		// lives as long as the server, whose sessions alone can echo it.
-		h.key = make([]byte, 32)
-		rand.Read(h.key)
+		c.key = make([]byte, 32)
+		rand.Read(c.key)
 	}
 	sopts := &mcp.ServerOptions{
 		Logger:       SDKLogger(opts.Logger),
@@ -128,38 +139,49 @@ func New(set *tools.Set, opts Options) *mcp.Server {
 		SetCacheable: private,
 	}
 	if opts.Resources {
-		sopts.CompletionHandler = h.complete
-		sopts.SubscribeHandler = h.subscribe
-		sopts.UnsubscribeHandler = h.unsubscribe
+		sopts.CompletionHandler = c.onComplete
+		sopts.SubscribeHandler = c.onSubscribe
+		sopts.UnsubscribeHandler = c.onUnsubscribe
 	}
 	if opts.Skills != nil {
 		sopts.Capabilities.Extensions = map[string]any{SkillsExtension: map[string]any{"directoryRead": true}}
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, sopts)
-	h.server = server
-	for _, t := range set.Tools() {
-		th := h.tool(t)
+	c.server = server
+	for _, t := range defs.Tools() {
+		th := c.dispatch(t.Name)
 		if opts.Wrap != nil {
 			th = opts.Wrap(t, th)
 		}
 		server.AddTool(Tool(t), th)
 	}
 	if opts.Resources {
-		server.AddResourceTemplate(fileTemplate(), h.readResource)
+		server.AddResourceTemplate(fileTemplate(), c.onReadResource)
 	}
 	if opts.Skills != nil {
 		opts.Skills.attach(server)
 	}
-	server.AddReceivingMiddleware(h.gate)
+	server.AddReceivingMiddleware((&handlers{common: c}).gate)
+	server.AddSendingMiddleware(toAudience)
 	return server
 }
 
-// handlers serve one server's requests.
-type handlers struct {
-	set    *tools.Set
+// common is what the handlers of one server share, whatever the target
+// of a request.
+type common struct {
 	opts   Options
 	server *mcp.Server
 	key    []byte
+	// find gives the target of a request, from its context.
+	find func(context.Context) (*Target, error)
+}
+
+// handlers serve one server's requests on one target.
+type handlers struct {
+	*common
+	set *tools.Set
+	// changes are the target's: its subscribers hear of its changes.
+	changes *Changes
 }
 
 // Tool describes a fencefs tool to MCP: its hand-written schema goes out
@@ -198,7 +220,7 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 			rec = &changeRecorder{}
 			ctx = tools.WithEventListener(ctx, func(ctx context.Context, ev tools.Event) {
 				rec.add(ev)
-				h.opts.Changes.changed(ctx, ev)
+				h.changes.changed(ctx, ev)
 			})
 			if h.opts.Approve == ApproveChanges {
 				var res *mcp.CallToolResult

@@ -261,13 +261,17 @@ func (c *Changes) changed(ctx context.Context, ev tools.Event) {
 		uri string
 		s   *mcp.Server
 	}
-	targets := map[target]bool{}
+	targets := map[target]audience{}
 	c.mu.Lock()
 	for uri, sessions := range c.subs {
 		for _, t := range touched {
 			if uri == t || strings.HasPrefix(uri, t+"/") {
-				for _, s := range sessions {
-					targets[target{uri, s}] = true
+				for ss, s := range sessions {
+					k := target{uri, s}
+					if targets[k] == nil {
+						targets[k] = audience{}
+					}
+					targets[k][ss] = true
 				}
 				break
 			}
@@ -276,8 +280,10 @@ func (c *Changes) changed(ctx context.Context, ev tools.Event) {
 	c.mu.Unlock()
 	// The notification outlives the call that caused it.
 	ctx = context.WithoutCancel(ctx)
-	for t := range targets {
-		_ = t.s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: t.uri})
+	for t, a := range targets {
+		// The server may serve other namespaces' sessions subscribed to
+		// the same URI: the audience keeps the update to these.
+		_ = t.s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: t.uri, Meta: mcp.Meta{audienceKey: a}})
 	}
 }
 
@@ -311,7 +317,7 @@ func (h *handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	if req.Session == nil {
 		return errSubscription("resources/subscribe needs a session")
 	}
-	return h.opts.Changes.add(uri, h.server, req.Session, h.opts.MaxSubscriptions)
+	return h.changes.add(uri, h.server, req.Session, h.opts.MaxSubscriptions)
 }
 
 // readable judges name as resources/read would, without reading it: the
@@ -337,7 +343,7 @@ func (h *handlers) readable(ctx context.Context, name string) error {
 
 func (h *handlers) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
 	if req.Session != nil {
-		h.opts.Changes.remove(req.Params.URI, req.Session)
+		h.changes.remove(req.Params.URI, req.Session)
 	}
 	return nil
 }

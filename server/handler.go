@@ -75,6 +75,11 @@ func (s *Server) newHandler() http.Handler {
 		}
 		return 0
 	})
+	s.metrics.gauge("fencefs_shared_mcp_servers", "MCP servers the namespaces share: one per tool list and tool texts, whatever the number of tenants (a stateful session's own are not counted).", func() float64 {
+		s.sharedMu.Lock()
+		defer s.sharedMu.Unlock()
+		return float64(s.sharedCount)
+	})
 	slots := s.cfg.Namespace.Tools.RipgrepSlots
 	s.metrics.gauge("fencefs_ripgrep_running", "ripgrep processes running (the server runs at most one per CPU at once).", func() float64 {
 		return float64(slots.Running())
@@ -103,6 +108,13 @@ func (s *Server) getServer(req *http.Request) *mcp.Server {
 		return nil // not reached: WithValue answered already
 	}
 	newSession := !s.cfg.Stateless && req.Header.Get("Mcp-Session-Id") == ""
+	if newSession {
+		// The SDK asks twice for the server of a request; a session's
+		// is built once.
+		if srv := recordedServer(req); srv != nil {
+			return srv
+		}
+	}
 	server, err := v.Server(s.toolList(req.Context(), v.offered), newSession)
 	if err != nil {
 		// The options built the namespace's first set: this does not happen.
@@ -113,6 +125,15 @@ func (s *Server) getServer(req *http.Request) *mcp.Server {
 		recordServer(req, server)
 	}
 	return server
+}
+
+// recordedServer returns the server recordServer recorded for req, if
+// any.
+func recordedServer(req *http.Request) *mcp.Server {
+	if slot, ok := req.Context().Value(serverSlotKey{}).(*serverSlot); ok {
+		return slot.server
+	}
+	return nil
 }
 
 // toolList returns the tools the caller of ctx may use out of offered;

@@ -148,6 +148,11 @@ type Server struct {
 	mcpHandler http.Handler
 	// stop ends the skills' refresh.
 	stop context.CancelFunc
+
+	// shared are the MCP servers the namespaces share, by tool list.
+	sharedMu    sync.Mutex
+	shared      map[sharedKey][]*shared
+	sharedCount int
 }
 
 // New opens the server's storage (the one namespace, or with TenantMounts
@@ -386,8 +391,14 @@ func (s *Server) hashGuard(stdio bool) bool {
 	return s.cfg.Namespace.Tools.RequireRead && s.cfg.Stateless && !stdio
 }
 
-// Servers serves one namespace: one MCP server per tool list, built on
-// first use, since identities of one tenant may carry different scopes.
+// Servers is the state of one namespace (the server's one, or a
+// tenant's) that its requests find when they arrive: the namespace, the
+// tool set and links of each tool list its callers use, and the changes
+// its subscribers hear of. The MCP servers are the Server's, one per tool
+// list (and set of tool texts), shared by every namespace that offers
+// that list: a tenant costs its namespace and a target per tool list, not
+// a server of its own. A stateful session or stdio gets a server of its
+// own, over a tool set of its own.
 type Servers struct {
 	s       *Server
 	ns      *Namespace
@@ -397,8 +408,19 @@ type Servers struct {
 	// subscriptions, and no further: a tenant hears only of its own.
 	changes *mcpserver.Changes
 
-	mu     sync.Mutex
-	byList map[string]*mcp.Server
+	mu sync.Mutex
+	// first is the target of the first tool list asked for (almost every
+	// tenant's only one), more those of the others, by list.
+	first *target
+	more  map[string]*target
+}
+
+// target is what the calls of one tool list reach in a namespace: its
+// tool set and links, and the MCP server that offers the list.
+type target struct {
+	key string
+	t   *mcpserver.Target
+	srv *mcp.Server
 }
 
 func (s *Server) newServers(ns *Namespace) *Servers {
@@ -409,7 +431,7 @@ func (s *Server) newServers(ns *Namespace) *Servers {
 		offered = append(offered, t.Name)
 	}
 	offered = append(offered, ns.checkpointTools()...)
-	v := &Servers{s: s, ns: ns, offered: offered, changes: mcpserver.NewChanges(), byList: map[string]*mcp.Server{}}
+	v := &Servers{s: s, ns: ns, offered: offered, changes: mcpserver.NewChanges()}
 	if s.hashGuard(false) {
 		// Only the stateless require-read check uses the probe: a
 		// tenant without it does not pay for a tool set of its own.
@@ -422,8 +444,11 @@ func (s *Server) newServers(ns *Namespace) *Servers {
 func (v *Servers) Namespace() *Namespace { return v.ns }
 
 // Server returns the MCP server offering list (nil: every tool of the
-// namespace). A new stateful session gets a tool set of its own, so that
-// what one agent read does not count as read for another (RequireRead).
+// namespace). A new stateful session gets a server and a tool set of its
+// own, so that what one agent read does not count as read for another
+// (RequireRead); otherwise the server is shared with every namespace that
+// offers the same tools, and finds this namespace's tools from the
+// request's context (see Server.MCPHandler).
 func (v *Servers) Server(list []string, newSession bool) (*mcp.Server, error) {
 	return v.server(list, newSession, false)
 }
@@ -432,37 +457,179 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 	if list == nil {
 		list = v.offered
 	}
-	key := strings.Join(list, ",")
-	if !newSession {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		if srv := v.byList[key]; srv != nil {
-			return srv, nil
+	guard := v.s.hashGuard(stdio)
+	if newSession {
+		set, err := v.newSet(list, guard, true)
+		if err != nil {
+			return nil, err
 		}
+		t := v.newTarget(set, guard)
+		srv := v.s.newMCPServer(set, v, guard, stdio, func(context.Context) (*mcpserver.Target, error) { return t, nil })
+		v.addCheckpointTools(srv, list, guard)
+		return srv, nil
 	}
+	tg, err := v.target(list)
+	if err != nil {
+		return nil, err
+	}
+	return tg.srv, nil
+}
+
+// target returns the target of list, built on its first use.
+func (v *Servers) target(list []string) (*target, error) {
+	key := strings.Join(list, ",")
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if tg := v.lookup(key); tg != nil {
+		return tg, nil
+	}
+	guard := v.s.hashGuard(false)
+	set, err := v.newSet(list, guard, false)
+	if err != nil {
+		return nil, err
+	}
+	tg := &target{key: key, t: v.newTarget(set, guard)}
+	if v.ns.journal != nil && slices.ContainsFunc(list, isCheckpointTool) {
+		// The checkpoint tools are bound to this namespace's journal
+		// (checkpointmcp.Add): a list that offers them gets a server of
+		// its own.
+		t := tg.t
+		tg.srv = v.s.newMCPServer(set, v, guard, false, func(context.Context) (*mcpserver.Target, error) { return t, nil })
+		v.addCheckpointTools(tg.srv, list, guard)
+	} else {
+		tg.srv = v.s.sharedServer(key, list, set, v, guard, tg.t)
+	}
+	if v.first == nil {
+		v.first = tg
+	} else {
+		if v.more == nil {
+			v.more = map[string]*target{}
+		}
+		v.more[key] = tg
+	}
+	return tg, nil
+}
+
+func (v *Servers) lookup(key string) *target {
+	if v.first != nil && v.first.key == key {
+		return v.first
+	}
+	return v.more[key]
+}
+
+// newSet returns the tool set of list: the namespace's own when it serves
+// as it is, else one of its own (a session's reads, other tools, the
+// stateless require-read's options).
+func (v *Servers) newSet(list []string, guard, newSession bool) (*tools.Set, error) {
 	opts := v.ns.opts
 	opts.Tools = fileTools(list)
-	guard := v.s.hashGuard(stdio)
 	if guard {
 		opts.Tools = slices.DeleteFunc(opts.Tools, func(n string) bool { return n == "apply_patch" })
 		// Reads remembered by one replica would refuse the writes that
 		// reach another; the expected_hash the read returned stands in.
 		opts.RequireRead = false
 	}
-	set := v.ns.set
-	if newSession || guard || opts.RequireRead || !slices.Equal(list, v.offered) {
-		// A set of its own: a session's reads, or other tools.
-		var err error
-		if set, err = tools.New(v.ns.b, opts); err != nil {
-			return nil, err
+	if !newSession && !guard && !opts.RequireRead && slices.Equal(list, v.offered) {
+		return v.ns.set, nil
+	}
+	return tools.New(v.ns.b, opts)
+}
+
+// newTarget returns the target of the calls of set: the namespace's
+// changes, and the server's chain with the namespace's own links.
+func (v *Servers) newTarget(set *tools.Set, guard bool) *mcpserver.Target {
+	return &mcpserver.Target{Set: set, Changes: v.changes, Wrap: v.s.chain(v, guard).Wrap}
+}
+
+// maxShared bounds the shared MCP servers: tool lists and texts are few
+// (scopes times tenant policies), but a process whose tool texts were
+// not shared (tools keeps a bounded number) would otherwise build one
+// per tenant and keep it. Beyond it, a namespace gets a server of its
+// own, freed with it.
+const maxShared = 256
+
+// shared is an MCP server a Server shares between namespaces: the one of
+// a tool list, its tools' texts and the instructions.
+type shared struct {
+	defs         []*tools.Tool
+	instructions string
+	srv          *mcp.Server
+}
+
+// sharedKey picks the shared servers that may offer a tool list.
+type sharedKey struct {
+	list         string
+	guard        bool
+	instructions string
+}
+
+// sharedServer returns the MCP server offering the tools of set (the
+// tools of list, keyed key) to every namespace whose tools read the same,
+// building it on first use; its requests find their namespace's target
+// from their context. t is the target of v, for a server of its own.
+func (s *Server) sharedServer(key string, list []string, set *tools.Set, v *Servers, guard bool, t *mcpserver.Target) *mcp.Server {
+	k := sharedKey{list: key, guard: guard, instructions: s.instructions(v)}
+	defs := set.Tools()
+	s.sharedMu.Lock()
+	defer s.sharedMu.Unlock()
+	for _, sh := range s.shared[k] {
+		if sameTools(sh.defs, defs) {
+			return sh.srv
 		}
 	}
-	srv := v.s.newMCPServer(set, v, guard, stdio)
-	v.addCheckpointTools(srv, list, guard)
-	if !newSession {
-		v.byList[key] = srv
+	if s.sharedCount >= maxShared {
+		return s.newMCPServer(set, v, guard, false, func(context.Context) (*mcpserver.Target, error) { return t, nil })
 	}
-	return srv, nil
+	find := func(ctx context.Context) (*mcpserver.Target, error) {
+		v := s.namespaceOf(ctx)
+		if v == nil {
+			return nil, errNoNamespace
+		}
+		tg, err := v.target(list)
+		if err != nil {
+			return nil, err
+		}
+		return tg.t, nil
+	}
+	sh := &shared{defs: defs, srv: s.newMCPServer(set, v, guard, false, find)}
+	if s.shared == nil {
+		s.shared = map[sharedKey][]*shared{}
+	}
+	s.shared[k] = append(s.shared[k], sh)
+	s.sharedCount++
+	return sh.srv
+}
+
+// errNoNamespace answers a request of a shared server that carries no
+// namespace: not reached, as the handler puts the tenant's in every
+// request's context.
+var errNoNamespace = errors.New("server: the request carries no namespace")
+
+// namespaceOf returns the namespace of the request of ctx: the one of the
+// server, or the tenant's that the handler put in the context.
+func (s *Server) namespaceOf(ctx context.Context) *Servers {
+	if s.single != nil {
+		return s.single
+	}
+	v, _ := tenant.ValueFrom[*Servers](ctx)
+	return v
+}
+
+// sameTools reports whether two tool lists read the same to a client:
+// names, descriptions, schemas and hints. The texts of sets of one
+// option set are shared, so the comparison mostly compares pointers.
+func sameTools(a, b []*tools.Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y *tools.Tool) bool {
+		return x.Name == y.Name && x.Description == y.Description && string(x.InputSchema) == string(y.InputSchema) && x.Annotations == y.Annotations
+	})
+}
+
+// instructions returns the instructions of the MCP servers of v.
+func (s *Server) instructions(v *Servers) string {
+	if s.cfg.MCP.Instructions != "" {
+		return s.cfg.MCP.Instructions
+	}
+	return Instructions(v.ns.mounts, v.ns.opts.Cwd)
 }
 
 // chain returns the links every call of the server passes through, for
@@ -486,11 +653,10 @@ func (s *Server) chain(v *Servers, guard bool) Chain {
 }
 
 // newMCPServer serves every tool of set on a new MCP server, each call
-// passing through the server's chain; the files are resources when the
-// set offers read_file, and the skills are prompts and resources. Servers
-// sharing changes (those of one namespace) tell each other's subscribers
-// of their changes.
-func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool) *mcp.Server {
+// working on the target find gives it and passing through the target's
+// chain; the files are resources when the set offers read_file, and the
+// skills are prompts and resources.
+func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool, find func(context.Context) (*mcpserver.Target, error)) *mcp.Server {
 	opts := s.cfg.MCP
 	// Stateless HTTP cannot carry what needs a session (a subscription's
 	// updates, an approval's answer to a client before 2026-07-28).
@@ -501,14 +667,10 @@ func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool) *mc
 		// files gets neither their resources nor their prompts.
 		opts.Skills = s.skills
 	}
-	if opts.Instructions == "" {
-		opts.Instructions = Instructions(v.ns.mounts, v.ns.opts.Cwd)
-	}
+	opts.Instructions = s.instructions(v)
 	opts.Logger = s.logger
 	opts.Resources = reads
-	opts.Changes = v.changes
-	opts.Wrap = s.chain(v, guard).Wrap
-	srv := mcpserver.New(set, opts)
+	srv := mcpserver.NewShared(set, opts, find)
 	if s.cfg.OnMCPServer != nil {
 		s.cfg.OnMCPServer(srv)
 	}
