@@ -2,7 +2,12 @@
 
 package main
 
-import "runtime/debug"
+import (
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/fencefs/fencefs/server"
+)
 
 // serveGCPercent is the garbage collector's target when GOGC is unset.
 // Every MCP call allocates a few hundred KiB in the SDK's JSON decoding
@@ -18,5 +23,19 @@ const serveGCPercent = 400
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(serveGCPercent)
+	}
+}
+
+// limitMemory sets the soft memory limit of a long-running server (see
+// server.MemoryLimit: GOMEMLIMIT, else --memory-limit, else most of the
+// cgroup's limit) and says which, so that its heap stays bounded as its
+// cached tenants grow while the collector's target stays high.
+func limitMemory(getenv func(string) string, flag int64, logger *slog.Logger) {
+	limit, source := server.MemoryLimit(getenv, flag)
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	if source != "" {
+		logger.Debug("memory limit", "source", source, "bytes", debug.SetMemoryLimit(-1))
 	}
 }

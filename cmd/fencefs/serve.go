@@ -32,6 +32,7 @@ func serve(ctx context.Context, s *config.Settings, rest []string, stdin io.Read
 	}
 	logger := newLogger(stderr, s.LogLevel, s.LogFormat)
 	tuneGC(os.Getenv)
+	limitMemory(os.Getenv, s.MemoryLimit, logger)
 	if err := serveWith(ctx, s, stdin, stdout, logger); err != nil {
 		fmt.Fprintf(stderr, "fencefs: %v\n", err)
 		return exitFatal

@@ -135,6 +135,9 @@ type Settings struct {
 	TenantMounts []string
 	// TenantCache bounds the tenants whose namespaces stay open.
 	TenantCache int
+	// MemoryLimit is serve's soft memory limit in bytes; 0 leaves it to
+	// GOMEMLIMIT, else to the cgroup's limit (server.MemoryLimit).
+	MemoryLimit int64
 	// Audit is where the audit log goes: a file, "-" for stdout, or ""
 	// for none. AuditReads logs the reading calls too.
 	Audit string
@@ -587,6 +590,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "tls-key", arg: "FILE", usage: "the private key of --tls-cert", value: stringValue{&s.TLSKey}, only: []string{"serve"}},
 		{name: "tenant-mount", arg: "NAME=SPEC", usage: "mount SPEC, with {tenant} replaced by the caller's tenant, at /NAME of each tenant's namespace (repeatable; needs --auth)", value: listValue{&s.TenantMounts, func(v string) error { return checkTenantMount(s.Schemes, v) }, mark()}, only: []string{"serve"}},
 		{name: "tenant-cache", arg: "N", usage: "keep the namespaces of the N most recent tenants open (default 1000)", value: intValue{&s.TenantCache, 1}, only: []string{"serve"}},
+		{name: "memory-limit", arg: "N", usage: "the soft memory limit in bytes: the collector works harder near it (default 0: GOMEMLIMIT when set, else 90% of the cgroup's memory limit, else none)", value: int64Value{&s.MemoryLimit}, only: []string{"serve"}},
 		{name: "audit", arg: "FILE", usage: "append a hash-chained JSON line per changing call to FILE (- for stdout); check it with fencefs audit verify", value: stringValue{&s.Audit}, only: []string{"serve"}},
 		{name: "quota-bytes", arg: "N", usage: "per tenant: refuse a write, copy or edit that would store more than N bytes (default 0: no limit)", value: int64Value{&s.Quota.MaxBytes}, only: []string{"serve"}},
 		{name: "quota-files", arg: "N", usage: "per tenant: refuse a change that would store more than N files (default 0: no limit)", value: int64Value{&s.Quota.MaxFiles}, only: []string{"serve"}},
