@@ -477,7 +477,11 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 
 // target returns the target of list, built on its first use.
 func (v *Servers) target(list []string) (*target, error) {
-	key := strings.Join(list, ",")
+	return v.targetKey(strings.Join(list, ","), list)
+}
+
+// targetKey is target with list's key.
+func (v *Servers) targetKey(key string, list []string) (*target, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if tg := v.lookup(key); tg != nil {
@@ -585,7 +589,7 @@ func (s *Server) sharedServer(key string, list []string, set *tools.Set, v *Serv
 		if v == nil {
 			return nil, errNoNamespace
 		}
-		tg, err := v.target(list)
+		tg, err := v.targetKey(key, list)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/fencefs/fencefs/backend"
@@ -122,10 +123,19 @@ func (s *Set) fileErr(err error, display string) error {
 	return s.storageErr(err, display)
 }
 
+// The read-ahead buffers of streamed reads and read_file's scan states
+// are the process's, not each Set's: a server has a Set per tenant (and
+// per session), and a pool of its own would give each new Set's first
+// read a fresh 64 KiB buffer.
+var (
+	readBuffers sync.Pool
+	scanStates  sync.Pool
+)
+
 // bufReader returns a pooled read-ahead buffer over r; scanFile returns
 // it to the pool. Reusing the 64 KiB buffers keeps small reads cheap.
 func (s *Set) bufReader(r io.Reader) *bufio.Reader {
-	if br, ok := s.readers.Get().(*bufio.Reader); ok {
+	if br, ok := readBuffers.Get().(*bufio.Reader); ok {
 		br.Reset(r)
 		return br
 	}
@@ -172,7 +182,7 @@ type scanResult struct {
 // newScan returns a scanResult for a scan of win, reusing a pooled one's
 // digest and buffers.
 func (s *Set) newScan(win window) *scanResult {
-	res, _ := s.scans.Get().(*scanResult)
+	res, _ := scanStates.Get().(*scanResult)
 	if res == nil {
 		return &scanResult{digest: sha256.New(), c: collector{win: win, collecting: true}}
 	}
@@ -191,7 +201,7 @@ func (s *Set) releaseScan(res *scanResult) {
 	}
 	res.hr = hashingReader{}
 	res.text, res.ends, res.shownChars = nil, nil, nil
-	s.scans.Put(res)
+	scanStates.Put(res)
 }
 
 // setHash sets hash from the digest, without allocating but for the
@@ -248,7 +258,7 @@ func (s *Set) scanFile(ctx context.Context, r io.Reader, win window) (*scanResul
 	br := s.bufReader(hr)
 	defer func() {
 		br.Reset(nil)
-		s.readers.Put(br)
+		readBuffers.Put(br)
 	}()
 	head, err := br.Peek(binaryPrefix)
 	if err != nil && err != io.EOF {

@@ -36,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -74,11 +73,6 @@ type Set struct {
 
 	guard readGuard
 	locks pathLocks
-	// readers pools the read-ahead buffers of streamed reads.
-	readers sync.Pool
-	// scans pools read_file's scan state and the buffers it collects its
-	// window in.
-	scans sync.Pool
 }
 
 // Tool is one tool of a Set.

@@ -8,7 +8,7 @@
 // machine's load beside each row.
 //
 //	scale-bench [-fencefs BIN] [-floor BIN] [-tenants 100,1000] [-clients 16] [-d 3s] [-phases throughput,churn,memory]
-//	scale-bench -tenants 1000,10000,100000      the memory curve of issue 25
+//	scale-bench -tenants 1000,10000,100000 -phases memory -memlimit 1800MiB   the memory curve of issue 25
 //
 // Without -fencefs and -floor it builds both (cmd/fencefs and
 // bench/cmd/mcp-bench) from the module it runs in. The default run takes
@@ -57,6 +57,8 @@ type config struct {
 	churnTenants   int
 	churnCache     int
 	phases         map[string]bool
+	// memLimit is fencefs serve's GOMEMLIMIT ("" for none).
+	memLimit string
 }
 
 func run(args []string, out io.Writer) error {
@@ -70,6 +72,7 @@ func run(args []string, out io.Writer) error {
 	fl.DurationVar(&c.dur, "d", 3*time.Second, "duration of each throughput measurement")
 	fl.IntVar(&c.churnTenants, "churn", 1000, "tenants cycling through the churn measurement")
 	fl.IntVar(&c.churnCache, "churn-cache", 100, "--tenant-cache of the churn measurement")
+	fl.StringVar(&c.memLimit, "memlimit", "", "run fencefs serve with this GOMEMLIMIT, such as 1800MiB (default: none)")
 	phases := fl.String("phases", "throughput,churn,memory", "the measurements to make, comma-separated")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -335,8 +338,12 @@ func freePort() (string, error) {
 // startFencefs starts `fencefs serve --http` over the fixture with the
 // given tenant cache.
 func startFencefs(c config, fix *fixture, cache int) (*server, error) {
+	var env []string
+	if c.memLimit != "" {
+		env = append(env, "GOMEMLIMIT="+c.memLimit)
+	}
 	return start(c.fencefs, []string{"serve", "--auth", "tokens", "--token-file", fix.tokenFile,
-		"--tenant-mount", "ws=local:" + fix.dir + "/{tenant}", "--tenant-cache", strconv.Itoa(cache), "--http"}, nil)
+		"--tenant-mount", "ws=local:" + fix.dir + "/{tenant}", "--tenant-cache", strconv.Itoa(cache), "--http"}, env)
 }
 
 // bearer adds a token to every request.
