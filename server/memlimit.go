@@ -45,21 +45,7 @@ func MemoryLimit(getenv func(string) string, flag int64) (limit int64, source st
 // under root ("/" but in tests), 0 when it has none or it cannot be read.
 func cgroupMemoryLimit(root string) int64 {
 	self, _ := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
-	sc := bufio.NewScanner(bytes.NewReader(self))
-	var v1, v2 string
-	for sc.Scan() {
-		// hierarchy-ID:controllers:path
-		parts := strings.SplitN(sc.Text(), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		switch {
-		case parts[0] == "0" && parts[1] == "":
-			v2 = parts[2]
-		case strings.Contains(","+parts[1]+",", ",memory,"):
-			v1 = parts[2]
-		}
-	}
+	v1, v2 := parseCgroup(self)
 	cg := filepath.Join(root, "sys/fs/cgroup")
 	var candidates []string
 	if v2 != "" {
@@ -71,25 +57,45 @@ func cgroupMemoryLimit(root string) int64 {
 		candidates = append(candidates, filepath.Join(cg, "memory", v1, "memory.limit_in_bytes"), filepath.Join(cg, "memory", "memory.limit_in_bytes"))
 	}
 	for _, name := range candidates {
-		if l, err := readLimit(name); err == nil {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		if l, err := parseLimit(string(data)); err == nil {
 			return l
 		}
 	}
 	return 0
 }
 
+// parseCgroup returns the process's memory cgroup paths of v1 and v2
+// from /proc/self/cgroup ("" for a hierarchy it is not in).
+func parseCgroup(data []byte) (v1, v2 string) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		// hierarchy-ID:controllers:path
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") {
+			continue
+		}
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			v2 = parts[2]
+		case strings.Contains(","+parts[1]+",", ",memory,"):
+			v1 = parts[2]
+		}
+	}
+	return v1, v2
+}
+
 // unlimitedV1 is above any limit cgroup v1 reports for a cgroup without
 // one (it reports the largest page-aligned int64).
 const unlimitedV1 = 1 << 62
 
-// readLimit reads a cgroup memory limit file: 0 for "max" or v1's
-// unlimited value.
-func readLimit(name string) (int64, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return 0, err
-	}
-	s := strings.TrimSpace(string(data))
+// parseLimit reads the content of a cgroup memory limit file: 0 for
+// "max" or v1's unlimited value.
+func parseLimit(s string) (int64, error) {
+	s = strings.TrimSpace(s)
 	if s == "max" {
 		return 0, nil
 	}

@@ -72,3 +72,23 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("GOMEMLIMIT: %d from %q, want 0 from GOMEMLIMIT", l, src)
 	}
 }
+
+// FuzzCgroupFiles: whatever /proc/self/cgroup and a limit file hold, the
+// parsers neither panic nor give a negative limit, and a path taken is
+// absolute, as the kernel writes it.
+func FuzzCgroupFiles(f *testing.F) {
+	f.Add([]byte("0::/\n"), "max\n")
+	f.Add([]byte("4:memory:/docker/abc\n0::/x\n"), "9223372036854771712")
+	f.Add([]byte("12:cpu,memory:/a\n"), "-1")
+	f.Fuzz(func(t *testing.T, cgroup []byte, limit string) {
+		v1, v2 := parseCgroup(cgroup)
+		for _, p := range []string{v1, v2} {
+			if p != "" && p[0] != '/' {
+				t.Errorf("path %q is not absolute", p)
+			}
+		}
+		if l, err := parseLimit(limit); l < 0 || err != nil && l != 0 {
+			t.Errorf("parseLimit(%q) = %d, %v", limit, l, err)
+		}
+	})
+}
