@@ -209,3 +209,63 @@ func TestSharedServerSubscriptions(t *testing.T) {
 		t.Errorf("%s shared MCP servers, want 1", got)
 	}
 }
+
+// TestSharedServerConcurrentTenants: tenants calling at once through one
+// shared server, each first call building its target while others run,
+// each reach only their own files (run with -race).
+func TestSharedServerConcurrentTenants(t *testing.T) {
+	ids := []string{"t1", "t2", "t3", "t4"}
+	f := newSharedFixture(t, ids...)
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for _, id := range ids {
+		for w := range 4 {
+			cs := f.session(t, id, "", nil)
+			wg.Go(func() {
+				for i := range 5 {
+					name := fmt.Sprintf("/ws/w%d-%d.txt", w, i)
+					if text, isErr := callTextNoFatal(cs, "write_file", map[string]any{"path": name, "content": id + "\n"}); isErr {
+						errs <- id + " write: " + text
+						return
+					}
+					if text, isErr := callTextNoFatal(cs, "read_file", map[string]any{"path": "/ws/a.txt"}); isErr || !strings.Contains(text, "I am "+id) {
+						errs <- id + " read another's file: " + text
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for _, id := range ids {
+		for w := range 4 {
+			data, err := os.ReadFile(filepath.Join(f.dir, id, fmt.Sprintf("w%d-4.txt", w)))
+			if err != nil || string(data) != id+"\n" {
+				t.Errorf("%s/w%d-4.txt = %q, %v", id, w, data, err)
+			}
+		}
+	}
+	if got := f.sharedServers(t); got != "1" {
+		t.Errorf("%s shared MCP servers, want 1", got)
+	}
+}
+
+// callTextNoFatal is callText for other goroutines: an error of the call
+// is returned as a failed result's text.
+func callTextNoFatal(cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return err.Error(), true
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
