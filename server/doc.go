@@ -10,7 +10,10 @@
 //	  -> the tenant's namespace: TenantMounts' templates expanded and
 //	     opened by a mountspec.Opener (shared clients and pools), cached
 //	     and bounded; or the one Namespace of Config.Namespace
-//	  -> one MCP server per tool list the identity's scopes grant
+//	  -> the MCP server of the tool list the identity's scopes grant, one
+//	     per replica shared by every tenant (a stateful session's is its
+//	     own), which finds the tenant's tool set and links from the
+//	     request's context
 //	  -> the Chain of links around each tool call: Logging, Metrics,
 //	     Audit, Scopes (judged on every request), Quota (rate,
 //	     concurrency, stored bytes and files reserved before a change

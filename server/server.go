@@ -120,7 +120,8 @@ type Config struct {
 	// OnMCPServer, when set, is called with every MCP server built (one
 	// per tool list, and per stateful session), before it serves, so that
 	// a host can offer more of its own (checkpointmcp.Add). What it adds
-	// bypasses Links.
+	// bypasses Links, and is offered to every tenant of the tool list:
+	// its handlers find the caller's tenant with tenant.FromContext.
 	OnMCPServer func(srv *mcp.Server)
 	// Logger receives the server's log lines; wrap its handler in
 	// LogHandler to have each line name its tenant and request id.
