@@ -267,6 +267,7 @@ func (s *Server) openTenants() error {
 		Size:    cmp.Or(s.cfg.TenantCache, 1000),
 		Build:   s.openTenant,
 		OnEvict: func(_ tenant.ID, v *Servers) { v.ns.Close() },
+		Logger:  s.logger,
 	})
 	if err != nil {
 		return err
