@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencefs/fencefs/internal/testexe"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -63,9 +64,7 @@ func TestGlobalGitignoreNeverRead(t *testing.T) {
 		env := globalIgnoreHome(t)
 		wrapper := filepath.Join(t.TempDir(), "rg")
 		script := "#!/bin/sh\nexport " + strings.Join(env, " ") + "\nexec " + real + ` "$@"` + "\n"
-		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexe.Write(t, wrapper, script)
 		control := exec.Command(wrapper, "--files", "--sort=path", ".")
 		control.Dir = w.hostRoot
 		out, err := control.Output()

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/fencefs/fencefs/internal/testexe"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -38,9 +39,7 @@ func TestRipgrepOptionLikeArguments(t *testing.T) {
 		s := w.set(t, tools.Options{})
 		marker := filepath.Join(t.TempDir(), "ran")
 		script := filepath.Join(t.TempDir(), "pre.sh")
-		if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexe.Write(t, script, "#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n")
 		patternFile := w.expand("@/outside/patterns.txt")
 		state := w.snap(t)
 		for _, pattern := range []string{"--files", "-e", "--pre=" + script, "--pre", script, "-f" + patternFile, "-f", "--file=" + patternFile,
@@ -161,9 +160,7 @@ func TestRipgrepConfigIgnored(t *testing.T) {
 		s := w.set(t, tools.Options{})
 		marker := filepath.Join(t.TempDir(), "ran")
 		script := filepath.Join(t.TempDir(), "pre.sh")
-		if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testexe.Write(t, script, "#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n")
 		config := filepath.Join(t.TempDir(), "rgrc")
 		hostile := strings.Join([]string{"--follow", "--hidden", "--no-ignore", "-uuu", "--pre=" + script, "--pre-glob=*",
 			"--search-zip", "--files-with-matches", "--max-count=0", "--null-data", "--glob=!*.txt", "--type-add=txt:*"}, "\n")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/fencefs/fencefs/aferoadapter"
+	"github.com/fencefs/fencefs/internal/testexe"
 	"github.com/fencefs/fencefs/local"
 )
 
@@ -41,9 +42,7 @@ fi
 %[1]s --files "$@" | tr '\0' '\n' >>%[2]s
 exec %[1]s "$pattern" "$@"
 `, real, log)
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, fake, script)
 	return fake, log
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fencefs/fencefs/internal/testexe"
 )
 
 // TestRipgrepSlots runs eight greps at once on two Sets sharing one
@@ -25,9 +27,7 @@ func TestRipgrepSlots(t *testing.T) {
 	lock, overlap := filepath.Join(dir, "lock"), filepath.Join(dir, "overlap")
 	fake := filepath.Join(dir, "rg")
 	script := fmt.Sprintf("#!/bin/sh\nPATH=/usr/bin:/bin\nmkdir %[1]s 2>/dev/null || touch %[2]s\n%[3]s \"$@\"\nrc=$?\nrmdir %[1]s\nexit $rc\n", lock, overlap, real)
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, fake, script)
 	fx := localFixture(t)
 	for i := range 20 {
 		fx.put(t, fmt.Sprintf("d/f%02d.txt", i), "needle\n")

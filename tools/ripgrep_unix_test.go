@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/fencefs/fencefs/internal/testexe"
 )
 
 // TestRipgrepSlotsRunning: Running counts the ripgrep process while it
@@ -29,9 +31,7 @@ func TestRipgrepSlotsRunning(t *testing.T) {
 	}
 	fake := filepath.Join(dir, "rg")
 	script := fmt.Sprintf("#!/bin/sh\nPATH=/usr/bin:/bin\necho >%s\nread x <%s\nexec %s \"$@\"\n", started, proceed, real)
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, fake, script)
 	fx := localFixture(t)
 	fx.put(t, "f.txt", "needle\n")
 	slots := NewRipgrepSlots(2)

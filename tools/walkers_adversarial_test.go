@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/fencefs/fencefs/internal/testexe"
 )
 
 // needRG skips a test that exercises ripgrep itself where it is missing.
@@ -89,9 +91,7 @@ func TestHostileRipgrepConfig(t *testing.T) {
 	fx.put(t, ".hidden.txt", "needle\n")
 	marker := filepath.Join(t.TempDir(), "ran")
 	script := filepath.Join(t.TempDir(), "pre.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, script, "#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n")
 	config := filepath.Join(t.TempDir(), "rgrc")
 	if err := os.WriteFile(config, []byte("--hidden\n--follow\n--no-ignore\n--pre="+script+"\n--max-count=0\n"), 0o644); err != nil {
 		t.Fatal(err)

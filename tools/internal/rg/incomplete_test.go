@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/fencefs/fencefs/internal/testexe"
 )
 
 // lowerLimits sets the per-file output bound and the batch size for one
@@ -146,9 +148,7 @@ func TestSlotsBoundRuns(t *testing.T) {
 	needRG(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	fake := filepath.Join(t.TempDir(), "rg")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+marker+"\nexec rg \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, fake, "#!/bin/sh\ntouch "+marker+"\nexec rg \"$@\"\n")
 	slots := semaphore.NewWeighted(1)
 	r := &Runner{Path: fake, Slots: slots}
 	dir := tree(t, map[string]string{"a.txt": "a\n"})

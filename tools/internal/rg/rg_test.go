@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencefs/fencefs/internal/testexe"
 	"github.com/fencefs/fencefs/tools/internal/textsearch"
 )
 
@@ -213,9 +214,7 @@ func TestHostileConfig(t *testing.T) {
 	dir := tree(t, map[string]string{"a.txt": "foo\n", ".hidden.txt": "foo\n"})
 	marker := filepath.Join(t.TempDir(), "ran")
 	script := filepath.Join(t.TempDir(), "pre.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, script, "#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n")
 	config := filepath.Join(t.TempDir(), "rgrc")
 	if err := os.WriteFile(config, []byte("--hidden\n--follow\n--pre="+script+"\n--files-with-matches\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -251,9 +250,7 @@ func TestStopEarly(t *testing.T) {
 func fakeRG(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "rg")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\nsleep 30 &\nwait\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, p, "#!/bin/sh\nsleep 30 &\nwait\n")
 	return p
 }
 
@@ -321,9 +318,7 @@ func TestArgTooLong(t *testing.T) {
 // saying why, as a Rust allocation failure may: the run is ErrOutOfMemory.
 func TestAbortIsOutOfMemory(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "rg")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\nkill -ABRT $$\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testexe.Write(t, p, "#!/bin/sh\nkill -ABRT $$\n")
 	r := &Runner{Path: p}
 	err := r.Search(context.Background(), SearchQuery{Query: Query{Dir: t.TempDir()}, Pattern: "a"}, func(File) bool { return true })
 	if !errors.Is(err, ErrOutOfMemory) {
