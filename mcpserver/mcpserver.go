@@ -202,9 +202,10 @@ func Tool(t *tools.Tool) *mcp.Tool {
 			OpenWorldHint:   &openWorld,
 		},
 	}
+	changes, read := schemasWithText()
 	if !t.Annotations.ReadOnly {
-		mt.OutputSchema = changesSchema
-	} else if schema, ok := outputSchemas[t.Name]; ok {
+		mt.OutputSchema = changes
+	} else if schema, ok := read[t.Name]; ok {
 		mt.OutputSchema = schema
 	}
 	return mt

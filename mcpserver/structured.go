@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fencefs/fencefs/tools"
 )
@@ -210,7 +211,7 @@ func parsePaths(text string, entries int) Paths {
 // matchLine reads "<path>:<line>:<text>" (a match) and
 // "<path>-<line>-<text>" (context); the path is the shortest prefix
 // followed by a line number, as no tool path ends in ":<digits>".
-var matchLine = regexp.MustCompile(`^(.*?)([:-])([0-9]+)([:-])(.*)$`)
+var matchLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*?)([:-])([0-9]+)([:-])(.*)$`) })
 
 // exactMatches splits a search's text with the length of each line's
 // path, as the tool printed it; ok is false when the lengths do not fit
@@ -251,7 +252,7 @@ func parseMatches(text string) Matches {
 	lines, notices, truncated := splitNotices(text, -1)
 	m := Matches{Matches: []Match{}, Truncated: truncated, Notices: notices}
 	for _, line := range lines {
-		g := matchLine.FindStringSubmatch(line)
+		g := matchLine().FindStringSubmatch(line)
 		if g == nil || g[2] != g[4] {
 			continue // "--" between groups, "No matches found."
 		}
@@ -329,12 +330,16 @@ func withText(schema json.RawMessage) json.RawMessage {
 	return out
 }
 
-func init() {
-	changesSchema = withText(changesSchema)
+// schemasWithText gives changesSchema and outputSchemas with the text
+// field added, built on first use rather than at start, so a program
+// that links the package and serves no tool pays nothing for them.
+var schemasWithText = sync.OnceValues(func() (json.RawMessage, map[string]json.RawMessage) {
+	out := make(map[string]json.RawMessage, len(outputSchemas))
 	for name, s := range outputSchemas {
-		outputSchemas[name] = withText(s)
+		out[name] = withText(s)
 	}
-}
+	return withText(changesSchema), out
+})
 
 // textFirst is structured content with the result's text as its first
 // field "text".
