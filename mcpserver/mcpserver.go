@@ -221,7 +221,7 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 			rec = &changeRecorder{}
 			ctx = tools.WithEventListener(ctx, func(ctx context.Context, ev tools.Event) {
 				rec.add(ev)
-				h.changes.changed(ctx, ev)
+				h.changes.Changed(ctx, ev)
 			})
 			if h.opts.Approve == ApproveChanges {
 				var res *mcp.CallToolResult

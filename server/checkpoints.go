@@ -533,7 +533,7 @@ func (v *Servers) beforeRestore(ctx context.Context, items []checkpoint.Item) er
 
 // restored tells of a restore made through restore_checkpoint: an event
 // per path it changed to the namespace's listeners (the call's audit line
-// names them), a rescan of the tenant's usage (a restore's writes are not
+// names them) and to its sessions subscribed to the path, a rescan of the tenant's usage (a restore's writes are not
 // reserved one by one), and a log line.
 func (v *Servers) restored(ctx context.Context, to uint64, res *checkpoint.Result, err error) {
 	var seq uint64
@@ -547,9 +547,14 @@ func (v *Servers) restored(ctx context.Context, to uint64, res *checkpoint.Resul
 			return p
 		}
 		for _, it := range res.Items {
-			if ev := restoreEvent(show(it.Path), it.Target); ev != nil && v.ns.opts.OnEvent != nil {
+			ev := restoreEvent(show(it.Path), it.Target)
+			if ev == nil {
+				continue
+			}
+			if v.ns.opts.OnEvent != nil {
 				v.ns.opts.OnEvent(ctx, ev)
 			}
+			v.changes.Changed(ctx, ev)
 		}
 		if qc, _ := ctx.Value(quotaCallKey{}).(*quotaCall); qc != nil && seq != 0 {
 			qc.q.Rescan(qc.key)

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -471,5 +473,42 @@ func TestTenantCheckpointsRetention(t *testing.T) {
 	out = mustCall(t, t1, "", "list_checkpoints", map[string]any{"limit": 100})
 	if n := strings.Count(out, "write /ws/"); n != 3 || !strings.Contains(out, "/ws/more-3.txt") {
 		t.Errorf("after the journal opened again (%d changes):\n%s", n, out)
+	}
+}
+
+// TestRestoreNotifiesSubscribers: a session subscribed to a file hears
+// of a restore that brings the file back, as it hears of a tool's change.
+func TestRestoreNotifiesSubscribers(t *testing.T) {
+	e := ckptServer(t, false, nil, 0)
+	rw := tenant.ScopeRead + " " + tenant.ScopeWrite
+	w := e.session(t, caller{tenant: "t1", scopes: rw})
+	mustCall(t, w, "", "write_file", map[string]any{"path": "/ws/a.txt", "content": "one\n"})
+	heard := make(chan string, 8)
+	tr := &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: &http.Client{Transport: caller{tenant: "t1", scopes: rw}}, MaxRetries: -1}
+	listener, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { heard <- req.Params.URI },
+	}).Connect(t.Context(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { listener.Close() })
+	if err := listener.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "fencefs:///ws/a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, w, "", "write_file", map[string]any{"path": "/ws/a.txt", "content": "two\n"})
+	if uri := <-heard; uri != "fencefs:///ws/a.txt" {
+		t.Fatalf("after the write heard %q", uri)
+	}
+	mustCall(t, w, "", "restore_checkpoint", map[string]any{"checkpoint": 1})
+	if data, err := os.ReadFile(filepath.Join(e.dir, "ws", "t1", "a.txt")); err != nil || string(data) != "one\n" {
+		t.Fatalf("a.txt after the restore: %q, %v", data, err)
+	}
+	select {
+	case uri := <-heard:
+		if uri != "fencefs:///ws/a.txt" {
+			t.Errorf("after the restore heard %q", uri)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no update for the restored file")
 	}
 }
