@@ -18,7 +18,7 @@ import (
 // there is one, and whether a key lies below name, which makes it a
 // directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := f.checkPath("stat", name); err != nil {
+	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
 	if name == "." {
@@ -47,7 +47,7 @@ const settleKeys = 100
 // when there is none). Only when the names between the object and its
 // directory fill the page does a second, one-key listing ask below name.
 func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *types.Object, err error) {
-	key := f.key(name)
+	key := f.keys.Key(name)
 	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
 		Bucket:    &f.bucket,
 		Prefix:    aws.String(key),
@@ -112,7 +112,7 @@ const settleAttempts = 3
 // has changed since does the read list. The stream's Info is the GET's
 // answer (size, modification time, ETag).
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
-	if err := f.checkPath("open", name); err != nil {
+	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
 	if name == "." {
@@ -155,7 +155,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 
 // get sends the GET of name, with If-Match when etag is set.
 func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
-	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name)), IfMatch: optional(etag)}, quietChecksums)
+	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(name)), IfMatch: optional(etag)}, quietChecksums)
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
@@ -199,7 +199,7 @@ func (r *objectReader) Close() error { return r.body.Close() }
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
 	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
 		Bucket:  &f.bucket,
-		Prefix:  aws.String(f.dirPrefix(name)),
+		Prefix:  aws.String(f.keys.DirPrefix(name)),
 		MaxKeys: aws.Int32(1),
 	})
 	if err != nil {
@@ -210,7 +210,7 @@ func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
 
 // objectExists reports whether the object name exists, with a HEAD.
 func (f *FS) objectExists(ctx context.Context, name string) (bool, error) {
-	_, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
+	_, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(name))})
 	switch {
 	case err == nil:
 		return true, nil

@@ -28,7 +28,7 @@ import (
 // documentation for streaming, multipart uploads and preconditions. The
 // returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := f.checkPath("write", name); err != nil {
+	if err := f.keys.Check("write", name); err != nil {
 		return nil, err
 	}
 	if f.opts.ReadOnly {
@@ -114,7 +114,7 @@ func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
 // when it is dir itself. One listing per level examined settles what it
 // is (see settle), from dir up to the first level that exists.
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := f.checkPath("mkdir", dir); err != nil {
+	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
@@ -155,7 +155,7 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 	for _, level := range levels {
 		_, err := f.client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket:        &f.bucket,
-			Key:           aws.String(f.dirPrefix(level)),
+			Key:           aws.String(f.keys.DirPrefix(level)),
 			Body:          bytes.NewReader(nil),
 			ContentLength: aws.Int64(0),
 			ContentType:   aws.String("application/x-directory"),
@@ -262,7 +262,7 @@ func (w *writer) flush() error {
 	if w.uploadID == "" {
 		out, err := w.f.client.CreateMultipartUpload(w.ctx, &s3.CreateMultipartUploadInput{
 			Bucket:            &w.f.bucket,
-			Key:               aws.String(w.f.key(w.name)),
+			Key:               aws.String(w.f.keys.Key(w.name)),
 			ChecksumAlgorithm: w.f.partChecksum,
 		})
 		if err != nil {
@@ -303,7 +303,7 @@ func (w *writer) send(data []byte) error {
 	}
 	up := &partUpload{done: make(chan struct{}), data: data}
 	num := int32(len(w.parts) + 1)
-	key, id := w.f.key(w.name), w.uploadID
+	key, id := w.f.keys.Key(w.name), w.uploadID
 	w.inflight = up
 	go func() {
 		defer close(up.done)
@@ -387,7 +387,7 @@ func (w *writer) commit() error {
 	if w.pre.CreateOnly {
 		ifNoneMatch, ifMatch = aws.String("*"), ""
 	}
-	key := aws.String(w.f.key(w.name))
+	key := aws.String(w.f.keys.Key(w.name))
 	if w.uploadID == "" {
 		_, err := w.f.client.PutObject(w.ctx, &s3.PutObjectInput{
 			Bucket:        &w.f.bucket,
@@ -434,7 +434,7 @@ func (w *writer) matchTarget() (string, error) {
 	if w.pre.MatchHash == "" {
 		return w.pre.MatchVersion, nil
 	}
-	in := &s3.GetObjectInput{Bucket: &w.f.bucket, Key: aws.String(w.f.key(w.name))}
+	in := &s3.GetObjectInput{Bucket: &w.f.bucket, Key: aws.String(w.f.keys.Key(w.name))}
 	if w.pre.MatchVersion != "" {
 		in.IfMatch = aws.String(w.pre.MatchVersion)
 	}
@@ -474,7 +474,7 @@ func (w *writer) Close() error {
 	_ = w.wait() // the part's own failure no longer matters
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.f.opts.AbortTimeout)
 	defer cancel()
-	err := w.f.abortUpload(ctx, w.f.key(w.name), w.uploadID)
+	err := w.f.abortUpload(ctx, w.f.keys.Key(w.name), w.uploadID)
 	w.uploadID = ""
 	if err != nil {
 		return pathError("abort", w.name, err)
