@@ -18,7 +18,7 @@ import (
 // if there is one, and whether a blob lies below name, which makes it a
 // directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := f.checkPath("stat", name); err != nil {
+	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
 	if name == "." {
@@ -47,7 +47,7 @@ const settleKeys = 100
 // there is none). Only when the names between the blob and its directory
 // fill the page does a second, one-blob listing ask below name.
 func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *container.BlobItem, err error) {
-	key := f.key(name)
+	key := f.keys.Key(name)
 	out, err := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
 		Prefix:     to.Ptr(key),
 		MaxResults: to.Ptr(int32(settleKeys)),
@@ -112,7 +112,7 @@ const settleAttempts = 3
 // skipped: the GET asks for that ETag, and only when the blob has changed
 // since does the read list. The stream's Info is the GET's answer.
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
-	if err := f.checkPath("open", name); err != nil {
+	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
 	if name == "." {
@@ -152,7 +152,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 
 // get sends the Get Blob of name, with If-Match when etag is set.
 func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
-	out, err := f.client.NewBlobClient(f.key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{
+	out, err := f.client.NewBlobClient(f.keys.Key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{
 		AccessConditions: ifMatch(etag),
 	})
 	if err != nil {
@@ -201,7 +201,7 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // its marker included, with a one-blob listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
 	out, err := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
-		Prefix:     to.Ptr(f.dirPrefix(name)),
+		Prefix:     to.Ptr(f.keys.DirPrefix(name)),
 		MaxResults: to.Ptr(int32(1)),
 	}).NextPage(ctx)
 	if err != nil {
@@ -213,7 +213,7 @@ func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
 // objectExists reports whether the blob name exists, with Get Blob
 // Properties.
 func (f *FS) objectExists(ctx context.Context, name string) (bool, error) {
-	_, err := f.client.NewBlobClient(f.key(name)).GetProperties(ctx, nil)
+	_, err := f.client.NewBlobClient(f.keys.Key(name)).GetProperties(ctx, nil)
 	switch {
 	case err == nil:
 		return true, nil

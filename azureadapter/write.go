@@ -31,7 +31,7 @@ import (
 // documentation for streaming, blocks and preconditions. The returned
 // writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := f.checkPath("write", name); err != nil {
+	if err := f.keys.Check("write", name); err != nil {
 		return nil, err
 	}
 	if f.opts.ReadOnly {
@@ -107,7 +107,7 @@ func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
 // dir itself. One listing per level examined settles what it is (see
 // settle), from dir up to the first level that exists.
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := f.checkPath("mkdir", dir); err != nil {
+	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
@@ -144,7 +144,7 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 // putMarkers writes the directory markers of levels, top down.
 func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error {
 	for _, level := range levels {
-		_, err := f.client.NewBlockBlobClient(f.dirPrefix(level)).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
+		_, err := f.client.NewBlockBlobClient(f.keys.DirPrefix(level)).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
 			HTTPHeaders: &blob.HTTPHeaders{BlobContentType: to.Ptr("application/x-directory")},
 		})
 		if err != nil {
@@ -274,7 +274,7 @@ func (w *writer) send(data []byte) error {
 	}
 	id := w.blockID(len(w.blocks))
 	up := &blockUpload{done: make(chan struct{}), data: data}
-	bc := w.f.client.NewBlockBlobClient(w.f.key(w.name))
+	bc := w.f.client.NewBlockBlobClient(w.f.keys.Key(w.name))
 	w.inflight = up
 	go func() {
 		defer close(up.done)
@@ -331,7 +331,7 @@ func (w *writer) commit() error {
 		return err
 	}
 	cond := writeConditions(w.pre, match)
-	bc := w.f.client.NewBlockBlobClient(w.f.key(w.name))
+	bc := w.f.client.NewBlockBlobClient(w.f.keys.Key(w.name))
 	var etag string
 	if len(w.blocks) == 0 {
 		out, err := bc.Upload(w.ctx, streaming.NopCloser(bytes.NewReader(w.buf)), &blockblob.UploadOptions{AccessConditions: cond})
@@ -374,7 +374,7 @@ func (w *writer) undoUnderDir(etag string) error {
 		return nil // committed; a directory made later hides the blob all the same
 	}
 	if etag != "" {
-		_, _ = w.f.client.NewBlobClient(w.f.key(w.name)).Delete(context.WithoutCancel(w.ctx), &blob.DeleteOptions{AccessConditions: ifMatch(etag)})
+		_, _ = w.f.client.NewBlobClient(w.f.keys.Key(w.name)).Delete(context.WithoutCancel(w.ctx), &blob.DeleteOptions{AccessConditions: ifMatch(etag)})
 	}
 	return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrIsDir}
 }
@@ -407,7 +407,7 @@ func (w *writer) matchTarget() (string, error) {
 // hashBlob reads the blob name (with If-Match: etag when etag is set),
 // checks that its SHA-256 is hash, and returns the ETag it read.
 func (f *FS) hashBlob(ctx context.Context, op, name, etag, hash string) (string, error) {
-	out, err := f.client.NewBlobClient(f.key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{AccessConditions: ifMatch(etag)})
+	out, err := f.client.NewBlobClient(f.keys.Key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{AccessConditions: ifMatch(etag)})
 	if err != nil {
 		return "", pathError(op, name, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // deleteParallel is how many deletions RemoveFiles keeps in flight. The
@@ -101,7 +102,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 // removeDir removes the marker of the directory name when nothing else
 // lies below it, and fails with backend.ErrNotEmpty otherwise.
 func (f *FS) removeDir(ctx context.Context, name string) error {
-	marker := f.dirPrefix(name)
+	marker := f.keys.DirPrefix(name)
 	page, _, err := f.listPage(ctx, &storage.Query{Prefix: marker}, 2, "")
 	if err != nil {
 		return pathError("remove", name, err)
@@ -129,7 +130,7 @@ func (f *FS) RemoveFiles(ctx context.Context, names []string) error {
 		if err := f.beginChange("remove", name); err != nil {
 			return err
 		}
-		keys[i] = f.key(name)
+		keys[i] = f.keys.Key(name)
 	}
 	return f.deleteKeys(ctx, keys)
 }
@@ -158,7 +159,7 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 			if err != nil && !isNotFound(err) {
 				mu.Lock()
 				if first == nil {
-					first = pathError("remove", f.storagePath(key), err)
+					first = pathError("remove", f.keys.Path(key), err)
 				}
 				mu.Unlock()
 			}
@@ -166,12 +167,6 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 	}
 	wg.Wait()
 	return first
-}
-
-// storagePath turns an object name below the prefix back into the
-// storage path it stands for (a marker into its directory).
-func (f *FS) storagePath(key string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(key, f.prefix), "/")
 }
 
 // Copy copies the object from to to on the server (a rewrite), without
@@ -199,7 +194,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 	if err := f.beginChange(op, from); err != nil {
 		return object{}, err
 	}
-	if err := f.checkPath(op, to); err != nil {
+	if err := f.keys.Check(op, to); err != nil {
 		return object{}, err
 	}
 	if err := backend.CheckRename(op, from, to, opts); err != nil {
@@ -354,33 +349,34 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	if err := f.checkParent(ctx, to); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	var objs []*storage.ObjectAttrs
-	err := f.listPages(ctx, f.dirPrefix(from), "", func(page []*storage.ObjectAttrs) (string, error) {
+	var objs []objstore.Object
+	for l := f.lister(f.keys.DirPrefix(from), ""); l.More(); {
+		page, err := l.NextPage(ctx)
+		if err != nil {
+			return &fs.PathError{Op: op, Path: from, Err: err}
+		}
 		objs = append(objs, page...)
-		return "", nil
-	})
-	if err != nil {
-		return pathError(op, from, err)
 	}
 	var copied, sources []string
-	for _, a := range objs {
-		dst := f.dirPrefix(to) + strings.TrimPrefix(a.Name, f.dirPrefix(from))
+	for _, o := range objs {
+		gen, _ := generation(o.Entry.Version)
+		dst := f.keys.DirPrefix(to) + strings.TrimPrefix(o.Key, f.keys.DirPrefix(from))
 		_, err := f.bucket.Object(dst).If(storage.Conditions{DoesNotExist: true}).
-			CopierFrom(f.bucket.Object(a.Name).If(storage.Conditions{GenerationMatch: a.Generation})).Run(ctx)
+			CopierFrom(f.bucket.Object(o.Key).If(storage.Conditions{GenerationMatch: gen})).Run(ctx)
 		if err != nil {
 			// The source is whole; take back the copies made so far.
 			_ = f.deleteKeys(context.WithoutCancel(ctx), copied)
-			return f.copyError(op, f.storagePath(a.Name), f.storagePath(dst), err, backend.Precondition{}, false)
+			return f.copyError(op, f.keys.Path(o.Key), f.keys.Path(dst), err, backend.Precondition{}, false)
 		}
 		copied = append(copied, dst)
-		sources = append(sources, a.Name)
+		sources = append(sources, o.Key)
 	}
 	return f.deleteKeys(ctx, sources)
 }
 
 // beginChange checks what every change checks first.
 func (f *FS) beginChange(op, name string) error {
-	if err := f.checkPath(op, name); err != nil {
+	if err := f.keys.Check(op, name); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {

@@ -48,7 +48,7 @@ func (f *FS) listPage(ctx context.Context, q *storage.Query, max int, token stri
 // if there is one, and whether a name lies below it, which makes it a
 // directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := f.checkPath("stat", name); err != nil {
+	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
 	if name == "." {
@@ -78,7 +78,7 @@ const settleKeys = 100
 // and its directory fill the page does a second, one-name listing ask
 // below name.
 func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *storage.ObjectAttrs, err error) {
-	key := f.key(name)
+	key := f.keys.Key(name)
 	page, next, err := f.listPage(ctx, &storage.Query{Prefix: key, Delimiter: "/"}, settleKeys, "")
 	if err != nil {
 		return false, nil, err
@@ -135,7 +135,7 @@ const settleAttempts = 3
 // for that generation, and only when the object has changed since does
 // the read list. The stream's Info is the download's answer.
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
-	if err := f.checkPath("open", name); err != nil {
+	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
 	if name == "." {
@@ -233,7 +233,7 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some name lies below the directory name,
 // its marker included, with a one-name listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	page, _, err := f.listPage(ctx, &storage.Query{Prefix: f.dirPrefix(name)}, 1, "")
+	page, _, err := f.listPage(ctx, &storage.Query{Prefix: f.keys.DirPrefix(name)}, 1, "")
 	if err != nil {
 		return false, err
 	}

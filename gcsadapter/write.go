@@ -24,7 +24,7 @@ import (
 // see the package documentation for streaming, resumable uploads and
 // preconditions. The returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := f.checkPath("write", name); err != nil {
+	if err := f.keys.Check("write", name); err != nil {
 		return nil, err
 	}
 	if f.opts.ReadOnly {
@@ -92,7 +92,7 @@ func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
 // when it is dir itself. One listing per level examined settles what it
 // is (see settle), from dir up to the first level that exists.
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := f.checkPath("mkdir", dir); err != nil {
+	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
@@ -131,7 +131,7 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 // putMarkers writes the directory markers of levels, top down.
 func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error {
 	for _, level := range levels {
-		w := f.bucket.Object(f.dirPrefix(level)).NewWriter(ctx)
+		w := f.bucket.Object(f.keys.DirPrefix(level)).NewWriter(ctx)
 		w.ContentType = "application/x-directory"
 		w.ChunkSize = MinChunkSize
 		if err := w.Close(); err != nil {
