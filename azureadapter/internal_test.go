@@ -141,9 +141,3 @@ func TestNewPrefix(t *testing.T) {
 		t.Errorf("defaults = %+v", o)
 	}
 }
-
-func TestDirLevels(t *testing.T) {
-	if got := strings.Join(dirLevels("a/b/c"), ","); got != "a,a/b,a/b/c" {
-		t.Errorf("dirLevels = %q", got)
-	}
-}

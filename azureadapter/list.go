@@ -3,6 +3,7 @@ package azureadapter
 import (
 	"context"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
@@ -49,45 +50,50 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 
 // lister is the [objstore.Lister] over one of the SDK's blob pagers,
 // Options.ListPageSize blobs per request.
-type lister struct {
-	more func() bool
-	next func(context.Context) ([]objstore.Object, error)
+type lister[T any] struct {
+	pager *runtime.Pager[T]
+	// objects returns the blobs and blob prefixes of a page.
+	objects func(T) []objstore.Object
 }
 
 // More reports whether another page remains.
-func (l lister) More() bool { return l.more() }
+func (l lister[T]) More() bool { return l.pager.More() }
 
 // NextPage sends the next listing request.
-func (l lister) NextPage(ctx context.Context) ([]objstore.Object, error) { return l.next(ctx) }
+func (l lister[T]) NextPage(ctx context.Context) ([]objstore.Object, error) {
+	out, err := l.pager.NextPage(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return l.objects(out), nil
+}
 
 // flatLister lists every blob below prefix.
-func (f *FS) flatLister(prefix string) lister {
+func (f *FS) flatLister(prefix string) lister[container.ListBlobsFlatResponse] {
 	p := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
 		Prefix:     to.Ptr(prefix),
 		MaxResults: to.Ptr(f.opts.ListPageSize),
 	})
-	return lister{more: p.More, next: func(ctx context.Context) ([]objstore.Object, error) {
-		out, err := p.NextPage(ctx)
-		if err != nil || out.Segment == nil {
-			return nil, mapError(err)
+	return lister[container.ListBlobsFlatResponse]{p, func(out container.ListBlobsFlatResponse) []objstore.Object {
+		if out.Segment == nil {
+			return nil
 		}
-		return blobObjects(out.Segment.BlobItems, nil), nil
+		return blobObjects(out.Segment.BlobItems, nil)
 	}}
 }
 
 // dirLister lists the blobs below prefix grouped by "/": the blobs
 // directly below it, then the blob prefixes of its subdirectories.
-func (f *FS) dirLister(prefix string) lister {
+func (f *FS) dirLister(prefix string) lister[container.ListBlobsHierarchyResponse] {
 	p := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
 		Prefix:     to.Ptr(prefix),
 		MaxResults: to.Ptr(f.opts.ListPageSize),
 	})
-	return lister{more: p.More, next: func(ctx context.Context) ([]objstore.Object, error) {
-		out, err := p.NextPage(ctx)
-		if err != nil || out.Segment == nil {
-			return nil, mapError(err)
+	return lister[container.ListBlobsHierarchyResponse]{p, func(out container.ListBlobsHierarchyResponse) []objstore.Object {
+		if out.Segment == nil {
+			return nil
 		}
-		return blobObjects(out.Segment.BlobItems, out.Segment.BlobPrefixes), nil
+		return blobObjects(out.Segment.BlobItems, out.Segment.BlobPrefixes)
 	}}
 }
 

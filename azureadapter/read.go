@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Stat returns the metadata of name. A file's Version is its ETag. One
@@ -75,6 +76,20 @@ func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *containe
 		}
 	}
 	return false, obj, nil
+}
+
+// kind settles what name is (see settle), for objstore.
+func (f *FS) kind(ctx context.Context, name string) (objstore.Kind, error) {
+	isDir, obj, err := f.settle(ctx, name)
+	switch {
+	case err != nil:
+		return objstore.Missing, mapError(err)
+	case isDir:
+		return objstore.Dir, nil
+	case obj != nil:
+		return objstore.File, nil
+	}
+	return objstore.Missing, nil
 }
 
 // objectInfo describes the listed blob of name.

@@ -21,6 +21,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // OpenWrite starts writing the blob name. It fails at once with
@@ -40,21 +41,12 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	if !knownTarget(ctx, name, opts.Precondition) {
+	if !objstore.KnownTarget(ctx, name, opts.Precondition) {
 		if err := f.checkWritable(ctx, name); err != nil {
 			return nil, err
 		}
 	}
-	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, known: knownTarget(ctx, name, opts.Precondition)}, nil
-}
-
-// knownTarget reports whether the write's target needs no check that it
-// is not a directory: the caller has just seen it as the blob of the
-// version the write must still find (backend.WithKnownFile), and the
-// If-Match of that version proves the blob's parents are directories.
-func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
-	known, ok := backend.KnownFile(ctx, name)
-	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
+	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, known: objstore.KnownTarget(ctx, name, opts.Precondition)}, nil
 }
 
 // checkWritable refuses a write onto a directory or below a file. Both
@@ -82,30 +74,14 @@ func (f *FS) checkWritable(ctx context.Context, name string) error {
 	case parentOK:
 		return nil
 	}
-	return f.checkAncestors(ctx, "write", name, parent)
-}
-
-// checkAncestors walks down to dir (itself included) and fails with
-// backend.ErrNotDir at the first blob that is not also a directory, with
-// one listing per level (see settle).
-func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
-	for _, a := range dirLevels(dir) {
-		isDir, obj, err := f.settle(ctx, a)
-		switch {
-		case err != nil:
-			return pathError(op, name, err)
-		case !isDir && obj != nil:
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
-		}
-	}
-	return nil
+	return objstore.CheckAncestors(ctx, "write", name, parent, f.kind)
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker blob
 // ("dir/") for each missing level. An existing directory is not an error;
 // a blob on the way gives backend.ErrNotDir, or fs.ErrExist when it is
 // dir itself. One listing per level examined settles what it is (see
-// settle), from dir up to the first level that exists.
+// settle and [objstore.MissingDirs]).
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
@@ -116,29 +92,11 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	isDir, obj, err := f.settle(ctx, dir)
-	switch {
-	case err != nil:
-		return pathError("mkdir", dir, err)
-	case isDir:
-		return nil
-	case obj != nil:
-		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	levels, err := objstore.MissingDirs(ctx, dir, f.kind)
+	if err != nil {
+		return err
 	}
-	levels := dirLevels(dir)
-	for i, level := range levels[:len(levels)-1] {
-		isDir, obj, err := f.settle(ctx, level)
-		switch {
-		case err != nil:
-			return pathError("mkdir", dir, err)
-		case isDir:
-			continue
-		case obj != nil:
-			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
-		}
-		return f.putMarkers(ctx, dir, levels[i:])
-	}
-	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
+	return f.putMarkers(ctx, dir, levels)
 }
 
 // putMarkers writes the directory markers of levels, top down.
@@ -152,17 +110,6 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 		}
 	}
 	return nil
-}
-
-// dirLevels returns dir and its ancestors, top down ("a", "a/b", ...).
-func dirLevels(dir string) []string {
-	var out []string
-	for i := 0; i <= len(dir); i++ {
-		if i == len(dir) || dir[i] == '/' {
-			out = append(out, dir[:i])
-		}
-	}
-	return out
 }
 
 // writer states.

@@ -71,7 +71,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		o   object
 		err error
 	)
-	if knownTarget(ctx, name, opts.Precondition) {
+	if objstore.KnownTarget(ctx, name, opts.Precondition) {
 		// The caller has just seen the object of the generation the
 		// deletion below must still find.
 		gen, ok := generation(opts.Precondition.MatchVersion)
@@ -349,13 +349,9 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	if err := f.checkParent(ctx, to); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	var objs []objstore.Object
-	for l := f.lister(f.keys.DirPrefix(from), ""); l.More(); {
-		page, err := l.NextPage(ctx)
-		if err != nil {
-			return &fs.PathError{Op: op, Path: from, Err: err}
-		}
-		objs = append(objs, page...)
+	objs, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), ""))
+	if err != nil {
+		return &fs.PathError{Op: op, Path: from, Err: err}
 	}
 	var copied, sources []string
 	for _, o := range objs {

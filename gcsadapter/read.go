@@ -11,6 +11,7 @@ import (
 	"google.golang.org/api/iterator"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // listAttrs are the attributes a listing asks for.
@@ -98,6 +99,20 @@ func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *storage.
 		}
 	}
 	return false, obj, nil
+}
+
+// kind settles what name is (see settle), for objstore.
+func (f *FS) kind(ctx context.Context, name string) (objstore.Kind, error) {
+	isDir, obj, err := f.settle(ctx, name)
+	switch {
+	case err != nil:
+		return objstore.Missing, mapError(err)
+	case isDir:
+		return objstore.Dir, nil
+	case obj != nil:
+		return objstore.File, nil
+	}
+	return objstore.Missing, nil
 }
 
 // objectInfo describes the listed object of name.

@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // OpenWrite starts writing the object name. It fails at once with
@@ -33,7 +34,7 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	known := knownTarget(ctx, name, opts.Precondition)
+	known := objstore.KnownTarget(ctx, name, opts.Precondition)
 	if !known {
 		if err := f.checkParent(ctx, name); err != nil {
 			return nil, err
@@ -57,40 +58,14 @@ func (f *FS) checkParent(ctx context.Context, name string) error {
 	case ok:
 		return nil
 	}
-	return f.checkAncestors(ctx, "write", name, parent)
-}
-
-// knownTarget reports whether the change's target needs no check that it
-// is not a directory: the caller has just seen it as the object of the
-// version the change must still find (backend.WithKnownFile), and the
-// generation precondition of that version proves the object's parents
-// are directories.
-func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
-	known, ok := backend.KnownFile(ctx, name)
-	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
-}
-
-// checkAncestors walks down to dir (itself included) and fails with
-// backend.ErrNotDir at the first object that is not also a directory,
-// with one listing per level (see settle).
-func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
-	for _, a := range dirLevels(dir) {
-		isDir, obj, err := f.settle(ctx, a)
-		switch {
-		case err != nil:
-			return pathError(op, name, err)
-		case !isDir && obj != nil:
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
-		}
-	}
-	return nil
+	return objstore.CheckAncestors(ctx, "write", name, parent, f.kind)
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker
 // object ("dir/") for each missing level. An existing directory is not
 // an error; an object on the way gives backend.ErrNotDir, or fs.ErrExist
 // when it is dir itself. One listing per level examined settles what it
-// is (see settle), from dir up to the first level that exists.
+// is (see settle and [objstore.MissingDirs]).
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
@@ -101,31 +76,11 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	isDir, obj, err := f.settle(ctx, dir)
-	switch {
-	case err != nil:
-		return pathError("mkdir", dir, err)
-	case isDir:
-		return nil
-	case obj != nil:
-		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	levels, err := objstore.MissingDirs(ctx, dir, f.kind)
+	if err != nil {
+		return err
 	}
-	levels := dirLevels(dir)
-	for i, level := range levels[:len(levels)-1] {
-		isDir, obj, err := f.settle(ctx, level)
-		switch {
-		case err != nil:
-			return pathError("mkdir", dir, err)
-		case isDir:
-			continue
-		case obj != nil:
-			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
-		}
-		// Below the first missing level nothing exists, so the search
-		// stops there.
-		return f.putMarkers(ctx, dir, levels[i:])
-	}
-	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
+	return f.putMarkers(ctx, dir, levels)
 }
 
 // putMarkers writes the directory markers of levels, top down.
@@ -139,17 +94,6 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 		}
 	}
 	return nil
-}
-
-// dirLevels returns dir and its ancestors, top down ("a", "a/b", ...).
-func dirLevels(dir string) []string {
-	var out []string
-	for i := 0; i <= len(dir); i++ {
-		if i == len(dir) || dir[i] == '/' {
-			out = append(out, dir[:i])
-		}
-	}
-	return out
 }
 
 // writer states.

@@ -61,3 +61,17 @@ func mergeEntries(files, dirs []backend.DirEntry) []backend.DirEntry {
 	}
 	return out
 }
+
+// All returns every object l lists, page after page; an error of l is
+// returned as it is.
+func All(ctx context.Context, l Lister) ([]Object, error) {
+	var all []Object
+	for l.More() {
+		page, err := l.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+	}
+	return all, nil
+}

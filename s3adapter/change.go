@@ -91,7 +91,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		o   object
 		err error
 	)
-	if knownTarget(ctx, name, opts.Precondition) {
+	if objstore.KnownTarget(ctx, name, opts.Precondition) {
 		// The caller has just seen the object of the version the
 		// DeleteObject below must still find (If-Match).
 		o.etag = opts.Precondition.MatchVersion
@@ -414,13 +414,9 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	if err := f.checkWritable(ctx, to); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	var keys []objstore.Object
-	for l := f.lister(f.keys.DirPrefix(from), ""); l.More(); {
-		page, err := l.NextPage(ctx)
-		if err != nil {
-			return &fs.PathError{Op: op, Path: from, Err: err}
-		}
-		keys = append(keys, page...)
+	keys, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), ""))
+	if err != nil {
+		return &fs.PathError{Op: op, Path: from, Err: err}
 	}
 	var copied, sources []string
 	for _, k := range keys {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,22 +14,6 @@ import (
 
 	"github.com/fencefs/fencefs/backend"
 )
-
-func TestDirLevels(t *testing.T) {
-	tests := []struct {
-		dir  string
-		want []string
-	}{
-		{"a", []string{"a"}},
-		{"a/b", []string{"a", "a/b"}},
-		{"a/b/c", []string{"a", "a/b", "a/b/c"}},
-	}
-	for _, tt := range tests {
-		if got := dirLevels(tt.dir); !slices.Equal(got, tt.want) {
-			t.Errorf("dirLevels(%q) = %q, want %q", tt.dir, got, tt.want)
-		}
-	}
-}
 
 // statusError is an error answer with an HTTP status and no known code.
 type statusError int

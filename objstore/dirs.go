@@ -1,0 +1,99 @@
+package objstore
+
+import (
+	"context"
+	"io/fs"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// Kind is what a storage path turned out to be in a listing of the keys
+// that start with its key.
+type Kind uint8
+
+// The kinds of a storage path.
+const (
+	// Missing is neither an object nor a prefix.
+	Missing Kind = iota
+	// File is an object with no key below it.
+	File
+	// Dir has a key below it (or a marker), whether or not an object of
+	// its name exists too: the directory wins.
+	Dir
+)
+
+// A SettleFunc finds out what the storage path name is. Its errors are
+// returned inside an *fs.PathError, so it maps them to the backend
+// sentinels.
+type SettleFunc func(ctx context.Context, name string) (Kind, error)
+
+// CheckAncestors walks down to dir (itself included) and fails with
+// backend.ErrNotDir, as an *fs.PathError naming name, at the first level
+// that is a file, with one settle per level. It is what a write below dir
+// checks when dir's own listing showed nothing below it.
+func CheckAncestors(ctx context.Context, op, name, dir string, settle SettleFunc) error {
+	for _, level := range Levels(dir) {
+		kind, err := settle(ctx, level)
+		switch {
+		case err != nil:
+			return &fs.PathError{Op: op, Path: name, Err: err}
+		case kind == File:
+			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
+		}
+	}
+	return nil
+}
+
+// MissingDirs returns, top down, the levels of the directory dir (not
+// ".") whose markers MkdirAll must write: none when dir is a directory,
+// and otherwise the levels from the first missing one down. A file at dir
+// is fs.ErrExist and a file above it backend.ErrNotDir, each as an
+// *fs.PathError naming dir. It settles dir, then the levels from the top
+// down to the first missing one, below which nothing exists.
+func MissingDirs(ctx context.Context, dir string, settle SettleFunc) ([]string, error) {
+	kind, err := settle(ctx, dir)
+	switch {
+	case err != nil:
+		return nil, &fs.PathError{Op: "mkdir", Path: dir, Err: err}
+	case kind == Dir:
+		return nil, nil
+	case kind == File:
+		return nil, &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	}
+	levels := Levels(dir)
+	for i, level := range levels[:len(levels)-1] {
+		kind, err := settle(ctx, level)
+		switch {
+		case err != nil:
+			return nil, &fs.PathError{Op: "mkdir", Path: dir, Err: err}
+		case kind == Dir:
+			continue
+		case kind == File:
+			return nil, &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
+		}
+		return levels[i:], nil
+	}
+	return levels[len(levels)-1:], nil
+}
+
+// Levels returns the storage path dir and its ancestors, top down ("a",
+// "a/b", ...).
+func Levels(dir string) []string {
+	var out []string
+	for i := 0; i <= len(dir); i++ {
+		if i == len(dir) || dir[i] == '/' {
+			out = append(out, dir[:i])
+		}
+	}
+	return out
+}
+
+// KnownTarget reports whether a change of name under the precondition pre
+// needs no check that name is not a directory: the caller has just seen
+// it as the object of the version the change must still find
+// (backend.WithKnownFile), and the store's condition on that version
+// proves the object's parents are directories.
+func KnownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
+	known, ok := backend.KnownFile(ctx, name)
+	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
+}

@@ -1,0 +1,91 @@
+package objstore
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"slices"
+	"testing"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+func TestLevels(t *testing.T) {
+	for dir, want := range map[string][]string{
+		"a":     {"a"},
+		"a/b":   {"a", "a/b"},
+		"a/b/c": {"a", "a/b", "a/b/c"},
+	} {
+		if got := Levels(dir); !slices.Equal(got, want) {
+			t.Errorf("Levels(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// settleMap settles paths from a map (missing when absent) and records
+// what it was asked.
+type settleMap struct {
+	kinds map[string]Kind
+	err   error
+	asked []string
+}
+
+func (m *settleMap) settle(_ context.Context, name string) (Kind, error) {
+	m.asked = append(m.asked, name)
+	return m.kinds[name], m.err
+}
+
+func TestMissingDirs(t *testing.T) {
+	tests := []struct {
+		name  string
+		kinds map[string]Kind
+		want  []string
+		err   error
+		asked []string
+	}{
+		{"exists", map[string]Kind{"a/b/c": Dir}, nil, nil, []string{"a/b/c"}},
+		{"a file there", map[string]Kind{"a/b/c": File}, nil, fs.ErrExist, []string{"a/b/c"}},
+		{"nothing", nil, []string{"a", "a/b", "a/b/c"}, nil, []string{"a/b/c", "a"}},
+		{"parent exists", map[string]Kind{"a": Dir, "a/b": Dir}, []string{"a/b/c"}, nil, []string{"a/b/c", "a", "a/b"}},
+		{"a file above", map[string]Kind{"a": Dir, "a/b": File}, nil, backend.ErrNotDir, []string{"a/b/c", "a", "a/b"}},
+		{"top level", nil, []string{"x"}, nil, []string{"x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := "a/b/c"
+			if tt.name == "top level" {
+				dir = "x"
+			}
+			m := &settleMap{kinds: tt.kinds}
+			got, err := MissingDirs(context.Background(), dir, m.settle)
+			if !slices.Equal(got, tt.want) || !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+				t.Errorf("MissingDirs = %q, %v; want %q, %v", got, err, tt.want, tt.err)
+			}
+			if !slices.Equal(m.asked, tt.asked) {
+				t.Errorf("settled %q, want %q", m.asked, tt.asked)
+			}
+		})
+	}
+	failed := errors.New("listing failed")
+	_, err := MissingDirs(context.Background(), "a", (&settleMap{err: failed}).settle)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "mkdir" || pe.Path != "a" || pe.Err != failed {
+		t.Errorf("settle error = %#v", err)
+	}
+}
+
+func TestCheckAncestors(t *testing.T) {
+	ctx := context.Background()
+	m := &settleMap{kinds: map[string]Kind{"a": Dir, "a/b": File}}
+	err := CheckAncestors(ctx, "write", "a/b/c/f", "a/b/c", m.settle)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != "a/b/c/f" || !errors.Is(err, backend.ErrNotDir) {
+		t.Errorf("CheckAncestors = %v, want ErrNotDir naming a/b/c/f", err)
+	}
+	if want := []string{"a", "a/b"}; !slices.Equal(m.asked, want) {
+		t.Errorf("settled %q, want %q", m.asked, want)
+	}
+	if err := CheckAncestors(ctx, "write", "x/f", "x", (&settleMap{}).settle); err != nil {
+		t.Errorf("CheckAncestors over missing levels = %v", err)
+	}
+}
