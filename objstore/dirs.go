@@ -22,6 +22,18 @@ const (
 	Dir
 )
 
+// KindOf is the kind of a storage path with a key below it (hasBelow) or
+// not, and an object of its name (isObject) or not: the directory wins.
+func KindOf(hasBelow, isObject bool) Kind {
+	switch {
+	case hasBelow:
+		return Dir
+	case isObject:
+		return File
+	}
+	return Missing
+}
+
 // A SettleFunc finds out what the storage path name is. Its errors are
 // returned inside an *fs.PathError, so it maps them to the backend
 // sentinels.

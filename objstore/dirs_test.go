@@ -89,3 +89,9 @@ func TestCheckAncestors(t *testing.T) {
 		t.Errorf("CheckAncestors over missing levels = %v", err)
 	}
 }
+
+func TestKindOf(t *testing.T) {
+	if KindOf(true, true) != Dir || KindOf(true, false) != Dir || KindOf(false, true) != File || KindOf(false, false) != Missing {
+		t.Error("KindOf: a path with keys below it is a directory, even with an object of its name")
+	}
+}

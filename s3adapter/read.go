@@ -81,15 +81,7 @@ func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *types.Ob
 // kind settles what name is (see settle), for objstore.
 func (f *FS) kind(ctx context.Context, name string) (objstore.Kind, error) {
 	isDir, obj, err := f.settle(ctx, name)
-	switch {
-	case err != nil:
-		return objstore.Missing, mapError(err)
-	case isDir:
-		return objstore.Dir, nil
-	case obj != nil:
-		return objstore.File, nil
-	}
-	return objstore.Missing, nil
+	return objstore.KindOf(isDir, obj != nil), mapError(err)
 }
 
 // objectInfo describes the listed object of name.
