@@ -2,7 +2,6 @@ package azureadapter
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 
@@ -22,19 +21,7 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	if name == "." {
-		return dirInfo(name), nil
-	}
-	isDir, obj, err := f.settle(ctx, name)
-	switch {
-	case err != nil:
-		return backend.FileInfo{}, pathError("stat", name, err)
-	case isDir:
-		return dirInfo(name), nil
-	case obj == nil:
-		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	return objectInfo(name, obj), nil
+	return objstore.Stat(ctx, name, f.settled)
 }
 
 // settleKeys is how many names the listing of settle asks for: the blob,
@@ -78,10 +65,18 @@ func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *containe
 	return false, obj, nil
 }
 
-// kind settles what name is (see settle), for objstore.
-func (f *FS) kind(ctx context.Context, name string) (objstore.Kind, error) {
+// settled is settle for objstore: the kind of name and, for a file, what
+// the listing says of it.
+func (f *FS) settled(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
 	isDir, obj, err := f.settle(ctx, name)
-	return objstore.KindOf(isDir, obj != nil), mapError(err)
+	switch kind := objstore.KindOf(isDir, obj != nil); {
+	case err != nil:
+		return objstore.Missing, backend.FileInfo{}, mapError(err)
+	case kind == objstore.File:
+		return kind, objectInfo(name, obj), nil
+	default:
+		return kind, backend.FileInfo{}, nil
+	}
 }
 
 // objectInfo describes the listed blob of name.
@@ -96,19 +91,6 @@ func objectInfo(name string, o *container.BlobItem) backend.FileInfo {
 	return fi
 }
 
-// dirInfo describes the directory name.
-func dirInfo(name string) backend.FileInfo {
-	_, base := backend.Split(name)
-	if name == "." {
-		base = "."
-	}
-	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
-}
-
-// settleAttempts bounds how often a read lists again because the blob was
-// replaced between its listing and its GET.
-const settleAttempts = 3
-
 // OpenRead streams the blob name. A directory gives backend.ErrIsDir and
 // a missing blob fs.ErrNotExist, each from the one listing of [FS.Stat],
 // which also settles that no directory shadows the blob. The Get Blob
@@ -122,43 +104,13 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	if name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-	}
-	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
-		r, err := f.get(ctx, name, known.Version)
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-	}
-	var last error
-	for attempt := range settleAttempts {
-		isDir, obj, lerr := f.settle(ctx, name)
-		switch {
-		case lerr != nil:
-			return nil, pathError("open", name, lerr)
-		case isDir:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-		case obj == nil:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		etag := objectInfo(name, obj).Version
-		if attempt == settleAttempts-1 {
-			// A blob replaced faster than it can be listed and read is
-			// still not shadowed: the last listing said so.
-			etag = ""
-		}
-		r, err := f.get(ctx, name, etag)
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-		last = err
-	}
-	return nil, last
+	return objstore.OpenRead(ctx, name, f.settled, f.get)
 }
 
-// get sends the Get Blob of name, with If-Match when etag is set.
-func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
+// get sends the Get Blob of name, with If-Match on the listed ETag when
+// there is one.
+func (f *FS) get(ctx context.Context, name string, listed backend.FileInfo) (backend.FileReader, error) {
+	etag := listed.Version
 	out, err := f.client.NewBlobClient(f.keys.Key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{
 		AccessConditions: ifMatch(etag),
 	})

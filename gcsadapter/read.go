@@ -52,19 +52,7 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	if name == "." {
-		return dirInfo(name), nil
-	}
-	isDir, obj, err := f.settle(ctx, name)
-	switch {
-	case err != nil:
-		return backend.FileInfo{}, pathError("stat", name, err)
-	case isDir:
-		return dirInfo(name), nil
-	case obj == nil:
-		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	return objectInfo(name, obj), nil
+	return objstore.Stat(ctx, name, f.settled)
 }
 
 // settleKeys is how many names the listing of settle asks for: the
@@ -101,10 +89,18 @@ func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *storage.
 	return false, obj, nil
 }
 
-// kind settles what name is (see settle), for objstore.
-func (f *FS) kind(ctx context.Context, name string) (objstore.Kind, error) {
+// settled is settle for objstore: the kind of name and, for a file, what
+// the listing says of it.
+func (f *FS) settled(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
 	isDir, obj, err := f.settle(ctx, name)
-	return objstore.KindOf(isDir, obj != nil), mapError(err)
+	switch kind := objstore.KindOf(isDir, obj != nil); {
+	case err != nil:
+		return objstore.Missing, backend.FileInfo{}, mapError(err)
+	case kind == objstore.File:
+		return kind, objectInfo(name, obj), nil
+	default:
+		return kind, backend.FileInfo{}, nil
+	}
 }
 
 // objectInfo describes the listed object of name.
@@ -117,19 +113,6 @@ func objectInfo(name string, a *storage.ObjectAttrs) backend.FileInfo {
 		Version: version(a.Generation),
 	}
 }
-
-// dirInfo describes the directory name.
-func dirInfo(name string) backend.FileInfo {
-	_, base := backend.Split(name)
-	if name == "." {
-		base = "."
-	}
-	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
-}
-
-// settleAttempts bounds how often a read lists again because the object
-// was replaced between its listing and its download.
-const settleAttempts = 3
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
 // and a missing object fs.ErrNotExist, each from the one listing of
@@ -145,44 +128,21 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	if name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+	return objstore.OpenRead(ctx, name, f.settled, f.getVersion)
+}
+
+// getVersion downloads name, conditional on the generation of the listed
+// version when there is one. A version this backend did not make matches
+// no object.
+func (f *FS) getVersion(ctx context.Context, name string, listed backend.FileInfo) (backend.FileReader, error) {
+	if listed.Version == "" {
+		return f.get(ctx, name, 0, time.Time{})
 	}
-	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
-		if gen, ok := generation(known.Version); ok {
-			// The caller has just seen name as this object (a walk, a
-			// Stat or a read settled that no directory shadows it): the
-			// download alone serves it, if it is still that generation.
-			r, err := f.get(ctx, name, gen, known.ModTime)
-			if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-				return r, err
-			}
-		}
+	gen, ok := generation(listed.Version)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrPrecondition}
 	}
-	var last error
-	for attempt := range settleAttempts {
-		isDir, obj, lerr := f.settle(ctx, name)
-		switch {
-		case lerr != nil:
-			return nil, pathError("open", name, lerr)
-		case isDir:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-		case obj == nil:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		gen := obj.Generation
-		if attempt == settleAttempts-1 {
-			// An object replaced faster than it can be listed and read
-			// is still not shadowed: the last listing said so.
-			gen = 0
-		}
-		r, err := f.get(ctx, name, gen, modTime(obj))
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-		last = err
-	}
-	return nil, last
+	return f.get(ctx, name, gen, listed.ModTime)
 }
 
 // get downloads name, conditional on generation gen when it is not 0.

@@ -34,10 +34,12 @@ func KindOf(hasBelow, isObject bool) Kind {
 	return Missing
 }
 
-// A SettleFunc finds out what the storage path name is. Its errors are
-// returned inside an *fs.PathError, so it maps them to the backend
-// sentinels.
-type SettleFunc func(ctx context.Context, name string) (Kind, error)
+// A SettleFunc finds out what the storage path name is, with one listing
+// of the keys that start with its key, and for a file what the listing
+// says of it (its FileInfo, whose Version a [GetFunc] can ask for). Its
+// errors are returned inside an *fs.PathError, so it maps them to the
+// backend sentinels.
+type SettleFunc func(ctx context.Context, name string) (Kind, backend.FileInfo, error)
 
 // CheckAncestors walks down to dir (itself included) and fails with
 // backend.ErrNotDir, as an *fs.PathError naming name, at the first level
@@ -45,7 +47,7 @@ type SettleFunc func(ctx context.Context, name string) (Kind, error)
 // checks when dir's own listing showed nothing below it.
 func CheckAncestors(ctx context.Context, op, name, dir string, settle SettleFunc) error {
 	for _, level := range Levels(dir) {
-		kind, err := settle(ctx, level)
+		kind, _, err := settle(ctx, level)
 		switch {
 		case err != nil:
 			return &fs.PathError{Op: op, Path: name, Err: err}
@@ -63,7 +65,7 @@ func CheckAncestors(ctx context.Context, op, name, dir string, settle SettleFunc
 // *fs.PathError naming dir. It settles dir, then the levels from the top
 // down to the first missing one, below which nothing exists.
 func MissingDirs(ctx context.Context, dir string, settle SettleFunc) ([]string, error) {
-	kind, err := settle(ctx, dir)
+	kind, _, err := settle(ctx, dir)
 	switch {
 	case err != nil:
 		return nil, &fs.PathError{Op: "mkdir", Path: dir, Err: err}
@@ -74,7 +76,7 @@ func MissingDirs(ctx context.Context, dir string, settle SettleFunc) ([]string, 
 	}
 	levels := Levels(dir)
 	for i, level := range levels[:len(levels)-1] {
-		kind, err := settle(ctx, level)
+		kind, _, err := settle(ctx, level)
 		switch {
 		case err != nil:
 			return nil, &fs.PathError{Op: "mkdir", Path: dir, Err: err}

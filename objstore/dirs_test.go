@@ -30,9 +30,9 @@ type settleMap struct {
 	asked []string
 }
 
-func (m *settleMap) settle(_ context.Context, name string) (Kind, error) {
+func (m *settleMap) settle(_ context.Context, name string) (Kind, backend.FileInfo, error) {
 	m.asked = append(m.asked, name)
-	return m.kinds[name], m.err
+	return m.kinds[name], backend.FileInfo{}, m.err
 }
 
 func TestMissingDirs(t *testing.T) {
