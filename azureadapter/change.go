@@ -380,7 +380,7 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	if err := f.checkWritable(ctx, to); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	objs, err := objstore.All(ctx, f.flatLister(f.keys.DirPrefix(from)))
+	objs, err := objstore.All(ctx, f.flatLister(f.keys.DirPrefix(from), f.opts.ListPageSize))
 	if err != nil {
 		return &fs.PathError{Op: op, Path: from, Err: err}
 	}

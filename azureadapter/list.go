@@ -19,7 +19,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 	if err := f.keys.Check("list", dir); err != nil {
 		return nil, err
 	}
-	entries, found, err := f.keys.List(ctx, f.dirLister(f.keys.DirPrefix(dir)), dir)
+	entries, found, err := f.keys.List(ctx, f.dirLister(f.keys.DirPrefix(dir), f.opts.ListPageSize), dir)
 	switch {
 	case err != nil:
 		return nil, err
@@ -41,15 +41,14 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 	if err := f.keys.Check("walk", dir); err != nil {
 		return err
 	}
-	found, err := f.keys.Walk(ctx, f.flatLister(f.keys.DirPrefix(dir)), dir, fn)
+	found, err := f.keys.Walk(ctx, f.flatLister(f.keys.DirPrefix(dir), f.opts.ListPageSize), dir, fn)
 	if err == nil && !found && dir != "." {
 		return f.notDirError(ctx, "walk", dir)
 	}
 	return err
 }
 
-// lister is the [objstore.Lister] over one of the SDK's blob pagers,
-// Options.ListPageSize blobs per request.
+// lister is the [objstore.Lister] over one of the SDK's blob pagers.
 type lister[T any] struct {
 	pager *runtime.Pager[T]
 	// objects returns the blobs and blob prefixes of a page.
@@ -68,11 +67,11 @@ func (l lister[T]) NextPage(ctx context.Context) ([]objstore.Object, error) {
 	return l.objects(out), nil
 }
 
-// flatLister lists every blob below prefix.
-func (f *FS) flatLister(prefix string) lister[container.ListBlobsFlatResponse] {
+// flatLister lists every blob below prefix, pageSize per request.
+func (f *FS) flatLister(prefix string, pageSize int32) lister[container.ListBlobsFlatResponse] {
 	p := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
 		Prefix:     to.Ptr(prefix),
-		MaxResults: to.Ptr(f.opts.ListPageSize),
+		MaxResults: to.Ptr(pageSize),
 	})
 	return lister[container.ListBlobsFlatResponse]{p, func(out container.ListBlobsFlatResponse) []objstore.Object {
 		if out.Segment == nil {
@@ -82,12 +81,13 @@ func (f *FS) flatLister(prefix string) lister[container.ListBlobsFlatResponse] {
 	}}
 }
 
-// dirLister lists the blobs below prefix grouped by "/": the blobs
-// directly below it, then the blob prefixes of its subdirectories.
-func (f *FS) dirLister(prefix string) lister[container.ListBlobsHierarchyResponse] {
+// dirLister lists the blobs below prefix grouped by "/", pageSize per
+// request: the blobs directly below it, then the blob prefixes of its
+// subdirectories.
+func (f *FS) dirLister(prefix string, pageSize int32) lister[container.ListBlobsHierarchyResponse] {
 	p := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
 		Prefix:     to.Ptr(prefix),
-		MaxResults: to.Ptr(f.opts.ListPageSize),
+		MaxResults: to.Ptr(pageSize),
 	})
 	return lister[container.ListBlobsHierarchyResponse]{p, func(out container.ListBlobsHierarchyResponse) []objstore.Object {
 		if out.Segment == nil {

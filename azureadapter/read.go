@@ -21,7 +21,7 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	return objstore.Stat(ctx, name, f.settled)
+	return objstore.Stat(ctx, name, f.settle)
 }
 
 // settleKeys is how many names the listing of settle asks for: the blob,
@@ -29,54 +29,12 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
 const settleKeys = 100
 
-// settle finds out what the name is with one delimited listing of the
-// blobs that start with it: a directory when a blob lies below name,
-// whether or not the blob exists too, and otherwise the blob (nil when
-// there is none). Only when the names between the blob and its directory
-// fill the page does a second, one-blob listing ask below name.
-func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *container.BlobItem, err error) {
-	key := f.keys.Key(name)
-	out, err := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
-		Prefix:     to.Ptr(key),
-		MaxResults: to.Ptr(int32(settleKeys)),
-	}).NextPage(ctx)
-	if err != nil {
-		return false, nil, err
-	}
-	if out.Segment != nil {
-		for _, p := range out.Segment.BlobPrefixes {
-			if p.Name != nil && *p.Name == key+"/" {
-				return true, nil, nil
-			}
-		}
-		for _, b := range out.Segment.BlobItems {
-			if b.Name != nil && *b.Name == key {
-				obj = b
-				break
-			}
-		}
-	}
-	if out.NextMarker != nil && *out.NextMarker != "" {
-		isDir, err = f.hasChildren(ctx, name)
-		if err != nil || isDir {
-			return isDir, nil, err
-		}
-	}
-	return false, obj, nil
-}
-
-// settled is settle for objstore: the kind of name and, for a file, what
-// the listing says of it.
-func (f *FS) settled(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
-	isDir, obj, err := f.settle(ctx, name)
-	switch kind := objstore.KindOf(isDir, obj != nil); {
-	case err != nil:
-		return objstore.Missing, backend.FileInfo{}, mapError(err)
-	case kind == objstore.File:
-		return kind, objectInfo(name, obj), nil
-	default:
-		return kind, backend.FileInfo{}, nil
-	}
+// settle finds out what name is with one delimited listing of the blob
+// names that start with its name, and only when the names between the
+// blob and its directory fill that page, a second, one-blob listing below
+// name (see [objstore.Keys.Settle]).
+func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
+	return f.keys.Settle(ctx, name, f.dirLister(f.keys.Key(name), settleKeys), f.flatLister(f.keys.DirPrefix(name), 1))
 }
 
 // objectInfo describes the listed blob of name.
@@ -104,7 +62,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	return objstore.OpenRead(ctx, name, f.settled, f.get)
+	return objstore.OpenRead(ctx, name, f.settle, f.get)
 }
 
 // get sends the Get Blob of name, with If-Match on the listed ETag when

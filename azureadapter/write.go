@@ -74,7 +74,7 @@ func (f *FS) checkWritable(ctx context.Context, name string) error {
 	case parentOK:
 		return nil
 	}
-	return objstore.CheckAncestors(ctx, "write", name, parent, f.settled)
+	return objstore.CheckAncestors(ctx, "write", name, parent, f.settle)
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker blob
@@ -92,7 +92,7 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	levels, err := objstore.MissingDirs(ctx, dir, f.settled)
+	levels, err := objstore.MissingDirs(ctx, dir, f.settle)
 	if err != nil {
 		return err
 	}

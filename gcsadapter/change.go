@@ -223,27 +223,30 @@ func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, p
 	if err := f.checkParent(ctx, to); err != nil {
 		return 0, backend.PathError(op, to, err)
 	}
-	isDir, obj, err := f.settle(ctx, to)
+	kind, info, err := f.settle(ctx, to)
 	if err != nil {
-		return 0, pathError(op, to, err)
+		return 0, &fs.PathError{Op: op, Path: to, Err: err}
 	}
-	if isDir {
+	if kind == objstore.Dir {
 		return 0, &fs.PathError{Op: op, Path: to, Err: backend.ErrIsDir}
 	}
+	exists := kind == objstore.File
 	var (
 		cond    storage.Conditions
 		matched bool
 	)
 	switch {
-	case pre.CreateOnly && obj != nil:
+	case pre.CreateOnly && exists:
 		return 0, &fs.PathError{Op: op, Path: to, Err: fs.ErrExist}
 	case pre.CreateOnly:
 		cond = storage.Conditions{DoesNotExist: true}
 	case pre.MatchHash == "" && pre.MatchVersion == "":
-	case obj == nil:
+	case !exists:
 		return 0, &fs.PathError{Op: op, Path: to, Err: backend.ErrPrecondition}
 	default:
-		gen, err := f.matchObject(ctx, op, to, object{gen: obj.Generation, size: obj.Size}, pre)
+		// The listed version is the generation's decimal form.
+		listed, _ := generation(info.Version)
+		gen, err := f.matchObject(ctx, op, to, object{gen: listed, size: info.Size}, pre)
 		if err != nil {
 			return 0, err
 		}
@@ -349,7 +352,7 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	if err := f.checkParent(ctx, to); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	objs, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), ""))
+	objs, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), "", listPageSize))
 	if err != nil {
 		return &fs.PathError{Op: op, Path: from, Err: err}
 	}

@@ -17,7 +17,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 	if err := f.keys.Check("list", dir); err != nil {
 		return nil, err
 	}
-	entries, found, err := f.keys.List(ctx, f.lister(f.keys.DirPrefix(dir), "/"), dir)
+	entries, found, err := f.keys.List(ctx, f.lister(f.keys.DirPrefix(dir), "/", listPageSize), dir)
 	switch {
 	case err != nil:
 		return nil, err
@@ -40,7 +40,7 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 	if err := f.keys.Check("walk", dir); err != nil {
 		return err
 	}
-	found, err := f.keys.Walk(ctx, f.lister(f.keys.DirPrefix(dir), ""), dir, fn)
+	found, err := f.keys.Walk(ctx, f.lister(f.keys.DirPrefix(dir), "", listPageSize), dir, fn)
 	if err == nil && !found && dir != "." {
 		return f.notDirError(ctx, "walk", dir)
 	}
@@ -48,16 +48,17 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 }
 
 // lister is the [objstore.Seeker] of the names below a prefix (grouped by
-// a delimiter when it is not empty), 1000 per request.
+// a delimiter when it is not empty), pageSize per request.
 type lister struct {
-	f     *FS
-	q     *storage.Query
-	token string
-	more  bool
+	f        *FS
+	q        *storage.Query
+	pageSize int
+	token    string
+	more     bool
 }
 
-func (f *FS) lister(prefix, delimiter string) *lister {
-	return &lister{f: f, q: &storage.Query{Prefix: prefix, Delimiter: delimiter}, more: true}
+func (f *FS) lister(prefix, delimiter string, pageSize int) *lister {
+	return &lister{f: f, q: &storage.Query{Prefix: prefix, Delimiter: delimiter}, pageSize: pageSize, more: true}
 }
 
 // More reports whether another page remains.
@@ -65,7 +66,7 @@ func (l *lister) More() bool { return l.more }
 
 // NextPage sends the next listing request.
 func (l *lister) NextPage(ctx context.Context) ([]objstore.Object, error) {
-	attrs, next, err := l.f.listPage(ctx, l.q, listPageSize, l.token)
+	attrs, next, err := l.f.listPage(ctx, l.q, l.pageSize, l.token)
 	if err != nil {
 		return nil, mapError(err)
 	}

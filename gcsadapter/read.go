@@ -52,7 +52,7 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	return objstore.Stat(ctx, name, f.settled)
+	return objstore.Stat(ctx, name, f.settle)
 }
 
 // settleKeys is how many names the listing of settle asks for: the
@@ -60,58 +60,12 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
 const settleKeys = 100
 
-// settle finds out what the object name of name is with one delimited
-// listing of the names that start with it: a directory when a name lies
-// below it, whether or not the object exists too, and otherwise the
-// object (nil when there is none). Only when the names between the object
-// and its directory fill the page does a second, one-name listing ask
-// below name.
-func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *storage.ObjectAttrs, err error) {
-	key := f.keys.Key(name)
-	page, next, err := f.listPage(ctx, &storage.Query{Prefix: key, Delimiter: "/"}, settleKeys, "")
-	if err != nil {
-		return false, nil, err
-	}
-	for _, a := range page {
-		switch {
-		case a.Prefix == key+"/":
-			return true, nil, nil
-		case a.Prefix == "" && a.Name == key:
-			obj = a
-		}
-	}
-	if next != "" {
-		isDir, err = f.hasChildren(ctx, name)
-		if err != nil || isDir {
-			return isDir, nil, err
-		}
-	}
-	return false, obj, nil
-}
-
-// settled is settle for objstore: the kind of name and, for a file, what
-// the listing says of it.
-func (f *FS) settled(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
-	isDir, obj, err := f.settle(ctx, name)
-	switch kind := objstore.KindOf(isDir, obj != nil); {
-	case err != nil:
-		return objstore.Missing, backend.FileInfo{}, mapError(err)
-	case kind == objstore.File:
-		return kind, objectInfo(name, obj), nil
-	default:
-		return kind, backend.FileInfo{}, nil
-	}
-}
-
-// objectInfo describes the listed object of name.
-func objectInfo(name string, a *storage.ObjectAttrs) backend.FileInfo {
-	_, base := backend.Split(name)
-	return backend.FileInfo{
-		Name:    base,
-		Size:    a.Size,
-		ModTime: modTime(a),
-		Version: version(a.Generation),
-	}
+// settle finds out what name is with one delimited listing of the names
+// that start with its object name, and only when the names between the
+// object and its directory fill that page, a second, one-name listing
+// below name (see [objstore.Keys.Settle]).
+func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
+	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.lister(f.keys.DirPrefix(name), "", 1))
 }
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
@@ -128,7 +82,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	return objstore.OpenRead(ctx, name, f.settled, f.getVersion)
+	return objstore.OpenRead(ctx, name, f.settle, f.getVersion)
 }
 
 // getVersion downloads name, conditional on the generation of the listed

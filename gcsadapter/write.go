@@ -58,7 +58,7 @@ func (f *FS) checkParent(ctx context.Context, name string) error {
 	case ok:
 		return nil
 	}
-	return objstore.CheckAncestors(ctx, "write", name, parent, f.settled)
+	return objstore.CheckAncestors(ctx, "write", name, parent, f.settle)
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker
@@ -76,7 +76,7 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	levels, err := objstore.MissingDirs(ctx, dir, f.settled)
+	levels, err := objstore.MissingDirs(ctx, dir, f.settle)
 	if err != nil {
 		return err
 	}

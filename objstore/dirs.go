@@ -41,6 +41,48 @@ func KindOf(hasBelow, isObject bool) Kind {
 // backend sentinels.
 type SettleFunc func(ctx context.Context, name string) (Kind, backend.FileInfo, error)
 
+// Settle finds out what the storage path name is, as a [SettleFunc]
+// does, from first, a listing delimited by "/" of the keys that start
+// with name's key, of which it reads one page: a directory when the common
+// prefix (or marker) name+"/" is listed, whether or not the object name
+// is listed too, and otherwise the object, or nothing. Only when the keys
+// between the object and its directory ("f.txt.bak" between "f.txt" and
+// "f.txt/") fill that page does it read below, a listing of the keys
+// below name, of which one page tells whether there is any. Errors of the
+// listings are returned as they are.
+func (k Keys) Settle(ctx context.Context, name string, first, below Lister) (Kind, backend.FileInfo, error) {
+	key := k.Key(name)
+	page, err := first.NextPage(ctx)
+	if err != nil {
+		return Missing, backend.FileInfo{}, err
+	}
+	var obj *Object
+	for i := range page {
+		switch page[i].Key {
+		case key + "/":
+			return Dir, backend.FileInfo{}, nil
+		case key:
+			obj = &page[i]
+		}
+	}
+	if first.More() {
+		keys, err := below.NextPage(ctx)
+		if err != nil {
+			return Missing, backend.FileInfo{}, err
+		}
+		if len(keys) > 0 {
+			return Dir, backend.FileInfo{}, nil
+		}
+	}
+	if obj == nil {
+		return Missing, backend.FileInfo{}, nil
+	}
+	e := obj.Entry
+	_, e.Name = backend.Split(name)
+	e.Type = 0
+	return File, e.Info(), nil
+}
+
 // CheckAncestors walks down to dir (itself included) and fails with
 // backend.ErrNotDir, as an *fs.PathError naming name, at the first level
 // that is a file, with one settle per level. It is what a write below dir

@@ -95,3 +95,41 @@ func TestKindOf(t *testing.T) {
 		t.Error("KindOf: a path with keys below it is a directory, even with an object of its name")
 	}
 }
+
+// TestSettle checks Settle on the delimited listing of the keys that
+// start with "p/f" and, when that fills its page, the listing below it.
+func TestSettle(t *testing.T) {
+	k := Keys{prefix: "p/"}
+	tests := []struct {
+		name     string
+		first    []string // the delimited listing, common prefixes ending in "/"
+		pageSize int
+		below    []string
+		want     Kind
+		asked    bool // whether below was read
+	}{
+		{"missing", nil, 3, nil, Missing, false},
+		{"object", []string{"p/f"}, 3, nil, File, false},
+		{"object and directory", []string{"p/f", "p/f/"}, 3, nil, Dir, false},
+		{"marker only", []string{"p/f/"}, 3, nil, Dir, false},
+		{"object and longer names", []string{"p/f", "p/f.a", "p/f.b"}, 3, nil, File, false},
+		{"page filled, nothing below", []string{"p/f", "p/f.a", "p/f.b", "p/f.c"}, 3, nil, File, true},
+		{"page filled, keys below", []string{"p/f", "p/f.a", "p/f.b", "p/f.c", "p/f/"}, 3, []string{"p/f/x"}, Dir, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := &seekList{keys: tt.first, pageSize: tt.pageSize}
+			below := &seekList{keys: tt.below, pageSize: 1}
+			kind, info, err := k.Settle(context.Background(), "f", first, below)
+			if err != nil || kind != tt.want {
+				t.Fatalf("Settle = %v, %v; want %v", kind, err, tt.want)
+			}
+			if (below.pages > 0) != tt.asked {
+				t.Errorf("listed below: %v, want %v", below.pages > 0, tt.asked)
+			}
+			if kind == File && (info.Name != "f" || !info.Mode.IsRegular()) {
+				t.Errorf("file info = %+v", info)
+			}
+		})
+	}
+}

@@ -414,7 +414,7 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	if err := f.checkWritable(ctx, to); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	keys, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), ""))
+	keys, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), "", listPageSize))
 	if err != nil {
 		return &fs.PathError{Op: op, Path: from, Err: err}
 	}

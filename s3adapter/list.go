@@ -19,7 +19,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 	if err := f.keys.Check("list", dir); err != nil {
 		return nil, err
 	}
-	entries, found, err := f.keys.List(ctx, f.lister(f.keys.DirPrefix(dir), "/"), dir)
+	entries, found, err := f.keys.List(ctx, f.lister(f.keys.DirPrefix(dir), "/", listPageSize), dir)
 	switch {
 	case err != nil:
 		return nil, err
@@ -42,7 +42,7 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 	if err := f.keys.Check("walk", dir); err != nil {
 		return err
 	}
-	found, err := f.keys.Walk(ctx, f.lister(f.keys.DirPrefix(dir), ""), dir, fn)
+	found, err := f.keys.Walk(ctx, f.lister(f.keys.DirPrefix(dir), "", listPageSize), dir, fn)
 	if err == nil && !found && dir != "." {
 		return f.notDirError(ctx, "walk", dir)
 	}
@@ -50,7 +50,7 @@ func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
 }
 
 // lister is the [objstore.Seeker] of the keys below a prefix (grouped by
-// a delimiter when it is not empty), 1000 per ListObjectsV2 request.
+// a delimiter when it is not empty), pageSize per ListObjectsV2 request.
 // Common prefixes come after a page's objects.
 type lister struct {
 	client *s3.Client
@@ -58,11 +58,11 @@ type lister struct {
 	more   bool
 }
 
-func (f *FS) lister(prefix, delimiter string) *lister {
+func (f *FS) lister(prefix, delimiter string, pageSize int32) *lister {
 	l := &lister{client: f.client, more: true, in: s3.ListObjectsV2Input{
 		Bucket:  &f.bucket,
 		Prefix:  aws.String(prefix),
-		MaxKeys: aws.Int32(listPageSize),
+		MaxKeys: aws.Int32(pageSize),
 	}}
 	if delimiter != "" {
 		l.in.Delimiter = aws.String(delimiter)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/objstore"
@@ -21,7 +20,7 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	return objstore.Stat(ctx, name, f.settled)
+	return objstore.Stat(ctx, name, f.settle)
 }
 
 // settleKeys is how many keys the listing of settle asks for: the
@@ -29,65 +28,12 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
 const settleKeys = 100
 
-// settle finds out what the key of name is with one delimited listing of
-// the keys that start with it: a directory when a key lies below name,
-// whether or not the object exists too, and otherwise the object (nil
-// when there is none). Only when the names between the object and its
-// directory fill the page does a second, one-key listing ask below name.
-func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *types.Object, err error) {
-	key := f.keys.Key(name)
-	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
-		Bucket:    &f.bucket,
-		Prefix:    aws.String(key),
-		Delimiter: aws.String("/"),
-		MaxKeys:   aws.Int32(settleKeys),
-	})
-	if err != nil {
-		return false, nil, err
-	}
-	for _, cp := range out.CommonPrefixes {
-		if aws.ToString(cp.Prefix) == key+"/" {
-			return true, nil, nil
-		}
-	}
-	for i := range out.Contents {
-		if aws.ToString(out.Contents[i].Key) == key {
-			obj = &out.Contents[i]
-			break
-		}
-	}
-	if aws.ToBool(out.IsTruncated) {
-		isDir, err = f.hasChildren(ctx, name)
-		if err != nil || isDir {
-			return isDir, nil, err
-		}
-	}
-	return false, obj, nil
-}
-
-// settled is settle for objstore: the kind of name and, for a file, what
-// the listing says of it.
-func (f *FS) settled(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
-	isDir, obj, err := f.settle(ctx, name)
-	switch kind := objstore.KindOf(isDir, obj != nil); {
-	case err != nil:
-		return objstore.Missing, backend.FileInfo{}, mapError(err)
-	case kind == objstore.File:
-		return kind, objectInfo(name, obj), nil
-	default:
-		return kind, backend.FileInfo{}, nil
-	}
-}
-
-// objectInfo describes the listed object of name.
-func objectInfo(name string, o *types.Object) backend.FileInfo {
-	_, base := backend.Split(name)
-	return backend.FileInfo{
-		Name:    base,
-		Size:    aws.ToInt64(o.Size),
-		ModTime: aws.ToTime(o.LastModified),
-		Version: aws.ToString(o.ETag),
-	}
+// settle finds out what name is with one delimited listing of the keys
+// that start with its key, and only when the names between the object and
+// its directory fill that page, a second, one-key listing below name (see
+// [objstore.Keys.Settle]).
+func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
+	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.lister(f.keys.DirPrefix(name), "", 1))
 }
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
@@ -104,7 +50,7 @@ func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, err
 	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	return objstore.OpenRead(ctx, name, f.settled, f.get)
+	return objstore.OpenRead(ctx, name, f.settle, f.get)
 }
 
 // get sends the GET of name, with If-Match on the listed ETag when there
