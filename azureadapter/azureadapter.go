@@ -7,10 +7,10 @@
 // The storage path "a/b.txt" is the blob prefix+"a/b.txt". The prefix is
 // compared with its trailing slash, so the backend of prefix "tenant1"
 // never sees the blobs of "tenant10". Blob storage has no directories, so
-// they are emulated exactly as the s3adapter does: a directory exists when
-// some blob lies below it ("a/" is a prefix of a name) or when its marker
-// blob "a/" exists; MkdirAll writes markers, so empty directories persist.
-// A write needs no markers.
+// they are emulated exactly as the s3adapter does, by package objstore: a
+// directory exists when some blob lies below it ("a/" is a prefix of a
+// name) or when its marker blob "a/" exists; MkdirAll writes markers, so
+// empty directories persist. A write needs no markers.
 //
 // Blob names that other tools wrote and that are not canonical storage
 // paths (a leading "/", empty, "." or ".." segments, a NUL or a backslash,

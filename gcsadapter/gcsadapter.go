@@ -7,9 +7,9 @@
 // The storage path "a/b.txt" is the object prefix+"a/b.txt". The prefix
 // is compared with its trailing slash, so the backend of prefix "tenant1"
 // never sees the objects of "tenant10". Directories are emulated exactly
-// as by the S3 adapter: a directory exists when some object lies below it
-// or when its marker object "a/" exists; MkdirAll writes markers, so
-// empty directories persist, and a write needs none.
+// as by the S3 adapter, by package objstore: a directory exists when some
+// object lies below it or when its marker object "a/" exists; MkdirAll
+// writes markers, so empty directories persist, and a write needs none.
 //
 // Names that other tools wrote and that are not canonical storage paths
 // (a leading "/", empty, "." or ".." segments, a NUL or a backslash, a

@@ -15,7 +15,9 @@
 // Keys that other tools wrote and that are not canonical storage paths
 // (a leading "/", empty, "." or ".." segments, a NUL or a backslash, a
 // segment starting with "~" or longer than 255 bytes) are skipped by List
-// and Walk: they are never shown under another name.
+// and Walk: they are never shown under another name. These rules, and
+// the walk, are package objstore's, which gcsadapter and azureadapter
+// share.
 //
 // A key that is both an object and a prefix ("a" next to "a/b") is a
 // directory: List, Walk and Stat report the directory, OpenRead and
