@@ -1,9 +1,13 @@
 // Package objstore holds what the object-store adapters (s3adapter,
 // gcsadapter, azureadapter) share: how storage paths map to object keys
-// below a prefix, which prefixes and keys are valid, and how a flat,
-// sorted key listing becomes the directories and files of a walk or a
-// directory listing. Each adapter keeps its SDK calls and adapts its
-// listing to the small [Lister] interface.
+// below a prefix ([Keys]), which prefixes and keys are valid
+// ([CheckPrefix], [Keys.Check]), how a sorted key listing becomes the
+// directories and files of a walk or a directory listing ([Keys.Walk],
+// [Keys.List]), and how one listing settles what a path is
+// ([Keys.Settle]), on which [Stat], [OpenRead] and MkdirAll's
+// [MissingDirs] are built. Each adapter keeps its SDK calls: it adapts its
+// listing to the small [Lister] interface and gives its conditional GET as
+// a [GetFunc].
 //
 // # Keys and directories
 //
