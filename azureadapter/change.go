@@ -214,7 +214,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 // copyChecked copies the blob src at from to to under the target
 // precondition pre.
 func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, pre backend.Precondition) error {
-	if err := f.checkWritable(ctx, to); err != nil {
+	if err := objstore.CheckWritable(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
 	match, err := f.targetCondition(ctx, op, to, pre)
@@ -377,7 +377,7 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if err := f.checkWritable(ctx, to); err != nil {
+	if err := objstore.CheckWritable(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
 	objs, err := objstore.All(ctx, f.flatLister(f.keys.DirPrefix(from), f.opts.ListPageSize))

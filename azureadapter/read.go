@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
@@ -34,7 +33,7 @@ const settleKeys = 100
 // blob and its directory fill that page, a second, one-blob listing below
 // name (see [objstore.Keys.Settle]).
 func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
-	return f.keys.Settle(ctx, name, f.dirLister(f.keys.Key(name), settleKeys), f.flatLister(f.keys.DirPrefix(name), 1))
+	return f.keys.Settle(ctx, name, f.dirLister(f.keys.Key(name), settleKeys), f.hasChildren)
 }
 
 // objectInfo describes the listed blob of name.
@@ -117,14 +116,8 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some blob lies below the directory name,
 // its marker included, with a one-blob listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	out, err := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
-		Prefix:     to.Ptr(f.keys.DirPrefix(name)),
-		MaxResults: to.Ptr(int32(1)),
-	}).NextPage(ctx)
-	if err != nil {
-		return false, err
-	}
-	return out.Segment != nil && len(out.Segment.BlobItems) > 0, nil
+	page, err := f.flatLister(f.keys.DirPrefix(name), 1).NextPage(ctx)
+	return len(page) > 0, err
 }
 
 // objectExists reports whether the blob name exists, with Get Blob

@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
@@ -42,39 +41,11 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
 	if !objstore.KnownTarget(ctx, name, opts.Precondition) {
-		if err := f.checkWritable(ctx, name); err != nil {
+		if err := objstore.CheckWritable(ctx, name, f.hasChildren, f.settle); err != nil {
 			return nil, err
 		}
 	}
 	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, known: objstore.KnownTarget(ctx, name, opts.Precondition)}, nil
-}
-
-// checkWritable refuses a write onto a directory or below a file. Both
-// one-blob listings are sent concurrently; only when the parent has
-// nothing below it are its ancestors examined, one by one.
-func (f *FS) checkWritable(ctx context.Context, name string) error {
-	parent, _ := backend.Split(name)
-	var (
-		parentOK  = parent == "."
-		parentErr error
-		wg        sync.WaitGroup
-	)
-	if !parentOK {
-		wg.Go(func() { parentOK, parentErr = f.hasChildren(ctx, parent) })
-	}
-	isDir, err := f.hasChildren(ctx, name)
-	wg.Wait()
-	switch {
-	case err != nil:
-		return pathError("write", name, err)
-	case isDir:
-		return &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
-	case parentErr != nil:
-		return pathError("write", name, parentErr)
-	case parentOK:
-		return nil
-	}
-	return objstore.CheckAncestors(ctx, "write", name, parent, f.settle)
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker blob

@@ -220,7 +220,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 // (https://cloud.google.com/storage/docs/json_api/v1/objects/rewrite:
 // ifGenerationMatch, ifSourceGenerationMatch).
 func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, pre backend.Precondition) (int64, error) {
-	if err := f.checkParent(ctx, to); err != nil {
+	if err := objstore.CheckParent(ctx, to, f.hasChildren, f.settle); err != nil {
 		return 0, backend.PathError(op, to, err)
 	}
 	kind, info, err := f.settle(ctx, to)
@@ -349,7 +349,7 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if err := f.checkParent(ctx, to); err != nil {
+	if err := objstore.CheckParent(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
 	objs, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), "", listPageSize))

@@ -65,7 +65,7 @@ const settleKeys = 100
 // object and its directory fill that page, a second, one-name listing
 // below name (see [objstore.Keys.Settle]).
 func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
-	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.lister(f.keys.DirPrefix(name), "", 1))
+	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.hasChildren)
 }
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
@@ -154,11 +154,8 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some name lies below the directory name,
 // its marker included, with a one-name listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	page, _, err := f.listPage(ctx, &storage.Query{Prefix: f.keys.DirPrefix(name)}, 1, "")
-	if err != nil {
-		return false, err
-	}
-	return len(page) > 0, nil
+	page, err := f.lister(f.keys.DirPrefix(name), "", 1).NextPage(ctx)
+	return len(page) > 0, err
 }
 
 // objectExists reports whether the object name exists, with one metadata

@@ -36,29 +36,11 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	}
 	known := objstore.KnownTarget(ctx, name, opts.Precondition)
 	if !known {
-		if err := f.checkParent(ctx, name); err != nil {
+		if err := objstore.CheckParent(ctx, name, f.hasChildren, f.settle); err != nil {
 			return nil, err
 		}
 	}
 	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, checkDir: !known}, nil
-}
-
-// checkParent refuses a write below a file: one listing below the parent
-// shows it is a directory; only when nothing lies below it are its
-// ancestors examined, one by one.
-func (f *FS) checkParent(ctx context.Context, name string) error {
-	parent, _ := backend.Split(name)
-	if parent == "." {
-		return nil
-	}
-	ok, err := f.hasChildren(ctx, parent)
-	switch {
-	case err != nil:
-		return pathError("write", name, err)
-	case ok:
-		return nil
-	}
-	return objstore.CheckAncestors(ctx, "write", name, parent, f.settle)
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker
@@ -264,7 +246,7 @@ func (w *writer) commit() error {
 		isDir, err := w.f.hasChildren(w.ctx, w.name)
 		switch {
 		case err != nil:
-			return pathError("commit", w.name, err)
+			return &fs.PathError{Op: "commit", Path: w.name, Err: err}
 		case isDir:
 			return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrIsDir}
 		}

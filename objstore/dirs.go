@@ -3,6 +3,7 @@ package objstore
 import (
 	"context"
 	"io/fs"
+	"sync"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -47,10 +48,9 @@ type SettleFunc func(ctx context.Context, name string) (Kind, backend.FileInfo, 
 // prefix (or marker) name+"/" is listed, whether or not the object name
 // is listed too, and otherwise the object, or nothing. Only when the keys
 // between the object and its directory ("f.txt.bak" between "f.txt" and
-// "f.txt/") fill that page does it read below, a listing of the keys
-// below name, of which one page tells whether there is any. Errors of the
-// listings are returned as they are.
-func (k Keys) Settle(ctx context.Context, name string, first, below Lister) (Kind, backend.FileInfo, error) {
+// "f.txt/") fill that page does it ask hasBelow whether keys lie below
+// name. Errors of first and hasBelow are returned as they are.
+func (k Keys) Settle(ctx context.Context, name string, first Lister, hasBelow HasBelowFunc) (Kind, backend.FileInfo, error) {
 	key := k.Key(name)
 	page, err := first.NextPage(ctx)
 	if err != nil {
@@ -66,11 +66,11 @@ func (k Keys) Settle(ctx context.Context, name string, first, below Lister) (Kin
 		}
 	}
 	if first.More() {
-		keys, err := below.NextPage(ctx)
+		below, err := hasBelow(ctx, name)
 		if err != nil {
 			return Missing, backend.FileInfo{}, err
 		}
-		if len(keys) > 0 {
+		if below {
 			return Dir, backend.FileInfo{}, nil
 		}
 	}
@@ -81,6 +81,60 @@ func (k Keys) Settle(ctx context.Context, name string, first, below Lister) (Kin
 	_, e.Name = backend.Split(name)
 	e.Type = 0
 	return File, e.Info(), nil
+}
+
+// A HasBelowFunc reports whether some key lies below the directory name,
+// its marker included, with a one-key listing. Its errors are returned
+// inside an *fs.PathError, so it maps them to the backend sentinels.
+type HasBelowFunc func(ctx context.Context, name string) (bool, error)
+
+// CheckWritable refuses, as an *fs.PathError with op "write", a write
+// onto a directory (backend.ErrIsDir) or below a file (backend.ErrNotDir).
+// The listings below name and below its parent are sent concurrently;
+// only when the parent has nothing below it are its ancestors examined
+// ([CheckAncestors]).
+func CheckWritable(ctx context.Context, name string, hasBelow HasBelowFunc, settle SettleFunc) error {
+	parent, _ := backend.Split(name)
+	var (
+		parentOK  = parent == "."
+		parentErr error
+		wg        sync.WaitGroup
+	)
+	if !parentOK {
+		wg.Go(func() { parentOK, parentErr = hasBelow(ctx, parent) })
+	}
+	isDir, err := hasBelow(ctx, name)
+	wg.Wait()
+	switch {
+	case err != nil:
+		return &fs.PathError{Op: "write", Path: name, Err: err}
+	case isDir:
+		return &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
+	case parentErr != nil:
+		return &fs.PathError{Op: "write", Path: name, Err: parentErr}
+	case parentOK:
+		return nil
+	}
+	return CheckAncestors(ctx, "write", name, parent, settle)
+}
+
+// CheckParent refuses, as an *fs.PathError with op "write", a write below
+// a file (backend.ErrNotDir): one listing below the parent shows it is a
+// directory; only when nothing lies below it are its ancestors examined
+// ([CheckAncestors]).
+func CheckParent(ctx context.Context, name string, hasBelow HasBelowFunc, settle SettleFunc) error {
+	parent, _ := backend.Split(name)
+	if parent == "." {
+		return nil
+	}
+	ok, err := hasBelow(ctx, parent)
+	switch {
+	case err != nil:
+		return &fs.PathError{Op: "write", Path: name, Err: err}
+	case ok:
+		return nil
+	}
+	return CheckAncestors(ctx, "write", name, parent, settle)
 }
 
 // CheckAncestors walks down to dir (itself included) and fails with

@@ -119,17 +119,62 @@ func TestSettle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			first := &seekList{keys: tt.first, pageSize: tt.pageSize}
-			below := &seekList{keys: tt.below, pageSize: 1}
-			kind, info, err := k.Settle(context.Background(), "f", first, below)
+			asked := false
+			hasBelow := func(_ context.Context, name string) (bool, error) {
+				asked = true
+				if name != "f" {
+					t.Errorf("hasBelow(%q), want f", name)
+				}
+				return len(tt.below) > 0, nil
+			}
+			kind, info, err := k.Settle(context.Background(), "f", first, hasBelow)
 			if err != nil || kind != tt.want {
 				t.Fatalf("Settle = %v, %v; want %v", kind, err, tt.want)
 			}
-			if (below.pages > 0) != tt.asked {
-				t.Errorf("listed below: %v, want %v", below.pages > 0, tt.asked)
+			if asked != tt.asked {
+				t.Errorf("asked below: %v, want %v", asked, tt.asked)
 			}
 			if kind == File && (info.Name != "f" || !info.Mode.IsRegular()) {
 				t.Errorf("file info = %+v", info)
 			}
 		})
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	ctx := context.Background()
+	// below lists the directories with keys below them; kinds settles
+	// the ancestors.
+	below := map[string]bool{"d": true, "d/sub": true}
+	hasBelow := func(_ context.Context, name string) (bool, error) { return below[name], nil }
+	m := &settleMap{kinds: map[string]Kind{"f": File, "e": Missing}}
+	tests := []struct {
+		name string
+		want error
+	}{
+		{"top", nil},
+		{"d/x", nil},
+		{"d/sub", backend.ErrIsDir},
+		{"f/x", backend.ErrNotDir},
+		{"e/x", nil}, // the parent is missing: created by the write
+	}
+	for _, tt := range tests {
+		err := CheckWritable(ctx, tt.name, hasBelow, m.settle)
+		if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+			t.Errorf("CheckWritable(%q) = %v, want %v", tt.name, err, tt.want)
+		}
+		if tt.want == backend.ErrIsDir {
+			continue // CheckParent does not look at the target
+		}
+		err = CheckParent(ctx, tt.name, hasBelow, m.settle)
+		if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+			t.Errorf("CheckParent(%q) = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	failed := errors.New("listing failed")
+	err := CheckWritable(ctx, "a/b", func(context.Context, string) (bool, error) { return false, failed }, m.settle)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "write" || pe.Path != "a/b" || pe.Err != failed {
+		t.Errorf("listing error = %#v", err)
 	}
 }

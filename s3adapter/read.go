@@ -33,7 +33,7 @@ const settleKeys = 100
 // its directory fill that page, a second, one-key listing below name (see
 // [objstore.Keys.Settle]).
 func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
-	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.lister(f.keys.DirPrefix(name), "", 1))
+	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.hasChildren)
 }
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
@@ -99,15 +99,8 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some key lies below the directory name,
 // its marker included, with a one-key listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
-		Bucket:  &f.bucket,
-		Prefix:  aws.String(f.keys.DirPrefix(name)),
-		MaxKeys: aws.Int32(1),
-	})
-	if err != nil {
-		return false, err
-	}
-	return len(out.Contents) > 0 || len(out.CommonPrefixes) > 0, nil
+	page, err := f.lister(f.keys.DirPrefix(name), "", 1).NextPage(ctx)
+	return len(page) > 0, err
 }
 
 // objectExists reports whether the object name exists, with a HEAD.
