@@ -7,10 +7,10 @@
 // The storage path "a/b.txt" is the blob prefix+"a/b.txt". The prefix is
 // compared with its trailing slash, so the backend of prefix "tenant1"
 // never sees the blobs of "tenant10". Blob storage has no directories, so
-// they are emulated exactly as the s3adapter does: a directory exists when
-// some blob lies below it ("a/" is a prefix of a name) or when its marker
-// blob "a/" exists; MkdirAll writes markers, so empty directories persist.
-// A write needs no markers.
+// they are emulated exactly as the s3adapter does, by package objstore: a
+// directory exists when some blob lies below it ("a/" is a prefix of a
+// name) or when its marker blob "a/" exists; MkdirAll writes markers, so
+// empty directories persist. A write needs no markers.
 //
 // Blob names that other tools wrote and that are not canonical storage
 // paths (a leading "/", empty, "." or ".." segments, a NUL or a backslash,
@@ -55,7 +55,6 @@ package azureadapter
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -64,6 +63,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Limits of Azure Blob Storage and of this adapter.
@@ -144,34 +144,36 @@ func (o Options) withDefaults() (Options, error) {
 // concurrent use.
 type FS struct {
 	client *container.Client
-	// prefix is "" for the whole container or the name prefix with its
-	// trailing slash.
-	prefix string
-	opts   Options
+	// keys maps storage paths to the blob names below the prefix.
+	keys objstore.Keys
+	opts Options
+}
+
+// KeyLimits returns the blob name limits of the service and of this
+// adapter, by which New and ParseMountSpec judge a prefix
+// ([objstore.CheckPrefix]) and the backend its paths.
+func KeyLimits() objstore.Limits {
+	return objstore.Limits{MaxKeyBytes: MaxKeyBytes, MaxNameBytes: MaxNameBytes, MaxSegments: MaxSegments}
 }
 
 // New returns a backend over the container client, limited to the blobs
 // below prefix ("" for the whole container; "tenant1" and "tenant1/" are
-// the same). It does no I/O. The prefix must be a canonical storage path.
+// the same). It does no I/O. The prefix must be one
+// [objstore.CheckPrefix] accepts with [KeyLimits]: a canonical storage
+// path with room for a blob name below it.
 func New(client *container.Client, prefix string, opts Options) (*FS, error) {
 	if client == nil {
 		return nil, errors.New("azureadapter: nil client")
 	}
-	p := strings.TrimSuffix(prefix, "/")
-	if p != "" && (p == "." || !backend.ValidPath(p)) {
-		return nil, fmt.Errorf("azureadapter: prefix %q is not a canonical relative path", prefix)
-	}
-	if p != "" {
-		p += "/"
-	}
-	if len(p) >= MaxKeyBytes {
-		return nil, fmt.Errorf("azureadapter: prefix %q is too long", prefix)
+	keys, err := objstore.NewKeys(prefix, KeyLimits())
+	if err != nil {
+		return nil, fmt.Errorf("azureadapter: %w", err)
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	return &FS{client: client, prefix: p, opts: o}, nil
+	return &FS{client: client, keys: keys, opts: o}, nil
 }
 
 // Capabilities reports what the backend can do: versions (ETags) and
@@ -198,57 +200,10 @@ func (f *FS) Container() string { return f.client.URL() }
 // Key returns the blob name of the storage path name: the file's blob, or
 // for "." the name prefix of the root (empty for a whole container).
 func (f *FS) Key(name string) (string, error) {
-	if err := f.checkPath("key", name); err != nil {
+	if err := f.keys.Check("key", name); err != nil {
 		return "", err
 	}
-	return f.key(name), nil
-}
-
-// key returns the blob name of a checked storage path.
-func (f *FS) key(name string) string {
-	if name == "." {
-		return f.prefix
-	}
-	return f.prefix + name
-}
-
-// dirPrefix returns the name prefix of the directory name, with its
-// trailing slash ("" for the root of a whole container).
-func (f *FS) dirPrefix(name string) string {
-	if name == "." {
-		return f.prefix
-	}
-	return f.prefix + name + "/"
-}
-
-// checkPath refuses non-canonical paths and paths the service cannot
-// store: a component longer than MaxNameBytes, a name (with room for a
-// directory marker's slash) longer than MaxKeyBytes or of more than
-// MaxSegments segments.
-func (f *FS) checkPath(op, name string) error {
-	if err := backend.CheckPath(op, name); err != nil {
-		return err
-	}
-	if name == "." {
-		return nil
-	}
-	key := f.prefix + name
-	if len(key)+1 > MaxKeyBytes || strings.Count(key, "/")+1 > MaxSegments {
-		return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		if len(c) > MaxNameBytes {
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
-		}
-	}
-	return nil
-}
-
-// representable reports whether a name found in the container is a
-// storage path this backend can address (see checkPath), so that listings
-// skip the others instead of showing them under another name.
-func (f *FS) representable(name string) bool {
-	return name != "." && f.checkPath("list", name) == nil
+	return f.keys.Key(name), nil
 }
 
 // etagOf returns the ETag of an SDK answer as a version string, always

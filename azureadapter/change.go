@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // deleteWorkers is how many Delete Blob requests RemoveFiles and a
@@ -70,7 +71,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		o   object
 		err error
 	)
-	if knownTarget(ctx, name, opts.Precondition) {
+	if objstore.KnownTarget(ctx, name, opts.Precondition) {
 		o.etag = opts.Precondition.MatchVersion
 	} else if o, err = f.lookup(ctx, op, name); err != nil {
 		return err
@@ -86,7 +87,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 	if !opts.Precondition.IsZero() {
 		cond = ifMatch(etag)
 	}
-	_, err = f.client.NewBlobClient(f.key(name)).Delete(ctx, &blob.DeleteOptions{AccessConditions: cond})
+	_, err = f.client.NewBlobClient(f.keys.Key(name)).Delete(ctx, &blob.DeleteOptions{AccessConditions: cond})
 	if err != nil {
 		return pathError(op, name, err)
 	}
@@ -96,7 +97,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 // removeDir removes the marker of the directory name when nothing else
 // lies below it, and fails with backend.ErrNotEmpty otherwise.
 func (f *FS) removeDir(ctx context.Context, name string) error {
-	marker := f.dirPrefix(name)
+	marker := f.keys.DirPrefix(name)
 	out, err := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
 		Prefix:     azto.Ptr(marker),
 		MaxResults: azto.Ptr(int32(2)),
@@ -126,7 +127,7 @@ func (f *FS) RemoveFiles(ctx context.Context, names []string) error {
 		if err := f.beginChange("remove", name); err != nil {
 			return err
 		}
-		keys[i] = f.key(name)
+		keys[i] = f.keys.Key(name)
 	}
 	return f.deleteKeys(ctx, keys)
 }
@@ -147,7 +148,7 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 				if err != nil && !isNotFound(err) {
 					mu.Lock()
 					if first == nil {
-						first = pathError("remove", f.storagePath(key), err)
+						first = pathError("remove", f.keys.Path(key), err)
 					}
 					mu.Unlock()
 				}
@@ -160,12 +161,6 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 	close(work)
 	wg.Wait()
 	return first
-}
-
-// storagePath turns a blob name below the prefix back into the storage
-// path it stands for (a marker into its directory).
-func (f *FS) storagePath(key string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(key, f.prefix), "/")
 }
 
 // Copy copies the blob from to to on the server (Copy Blob), without the
@@ -200,7 +195,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 	if err := f.beginChange(op, from); err != nil {
 		return object{}, err
 	}
-	if err := f.checkPath(op, to); err != nil {
+	if err := f.keys.Check(op, to); err != nil {
 		return object{}, err
 	}
 	if err := backend.CheckRename(op, from, to, opts); err != nil {
@@ -219,7 +214,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 // copyChecked copies the blob src at from to to under the target
 // precondition pre.
 func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, pre backend.Precondition) error {
-	if err := f.checkWritable(ctx, to); err != nil {
+	if err := objstore.CheckWritable(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
 	match, err := f.targetCondition(ctx, op, to, pre)
@@ -249,12 +244,12 @@ func (f *FS) targetCondition(ctx context.Context, op, to string, pre backend.Pre
 // srcETag) to to, under the target's condition, and waits until the copy
 // is done.
 func (f *FS) copyBlob(ctx context.Context, op, from, to, srcETag string, pre backend.Precondition, match string) error {
-	dst := f.client.NewBlobClient(f.key(to))
+	dst := f.client.NewBlobClient(f.keys.Key(to))
 	opts := &blob.StartCopyFromURLOptions{AccessConditions: writeConditions(pre, match)}
 	if srcETag != "" {
 		opts.SourceModifiedAccessConditions = &blob.SourceModifiedAccessConditions{SourceIfMatch: etagPtr(srcETag)}
 	}
-	out, err := dst.StartCopyFromURL(ctx, f.client.NewBlobClient(f.key(from)).URL(), opts)
+	out, err := dst.StartCopyFromURL(ctx, f.client.NewBlobClient(f.keys.Key(from)).URL(), opts)
 	if err != nil {
 		return f.copyError(op, from, to, err, pre, match)
 	}
@@ -324,7 +319,7 @@ func (f *FS) copyError(op, from, to string, err error, pre backend.Precondition,
 // verifyCopy checks that the blob at to is complete: it has the source's
 // size.
 func (f *FS) verifyCopy(ctx context.Context, op, to string, src object) error {
-	props, err := f.client.NewBlobClient(f.key(to)).GetProperties(ctx, nil)
+	props, err := f.client.NewBlobClient(f.keys.Key(to)).GetProperties(ctx, nil)
 	if err != nil {
 		return pathError(op, to, err)
 	}
@@ -365,7 +360,7 @@ func (f *FS) Rename(ctx context.Context, from, to string, opts backend.RenameOpt
 	if err := f.verifyCopy(ctx, op, to, src); err != nil {
 		return err
 	}
-	_, err = f.client.NewBlobClient(f.key(from)).Delete(ctx, &blob.DeleteOptions{AccessConditions: ifMatch(src.etag)})
+	_, err = f.client.NewBlobClient(f.keys.Key(from)).Delete(ctx, &blob.DeleteOptions{AccessConditions: ifMatch(src.etag)})
 	if err != nil {
 		return pathError(op, from, err)
 	}
@@ -382,22 +377,18 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if err := f.checkWritable(ctx, to); err != nil {
+	if err := objstore.CheckWritable(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	var items []*container.BlobItem
-	err := f.listFlat(ctx, f.dirPrefix(from), func(page []*container.BlobItem) error {
-		items = append(items, page...)
-		return nil
-	})
+	objs, err := objstore.All(ctx, f.flatLister(f.keys.DirPrefix(from), f.opts.ListPageSize))
 	if err != nil {
-		return pathError(op, from, err)
+		return &fs.PathError{Op: op, Path: from, Err: err}
 	}
 	var copied, sources []string
-	for _, b := range items {
-		key := deref(b.Name)
-		dst := f.dirPrefix(to) + strings.TrimPrefix(key, f.dirPrefix(from))
-		if err := f.copyKey(ctx, strings.TrimPrefix(key, f.prefix), strings.TrimPrefix(dst, f.prefix), objectInfo("", b).Version); err != nil {
+	for _, o := range objs {
+		key := o.Key
+		dst := f.keys.DirPrefix(to) + strings.TrimPrefix(key, f.keys.DirPrefix(from))
+		if err := f.copyKey(ctx, strings.TrimPrefix(key, f.keys.Prefix()), strings.TrimPrefix(dst, f.keys.Prefix()), o.Entry.Version); err != nil {
 			// The source is whole; take back the copies made so far.
 			_ = f.deleteKeys(context.WithoutCancel(ctx), copied)
 			return err
@@ -419,7 +410,7 @@ func (f *FS) copyKey(ctx context.Context, from, to, etag string) error {
 
 // beginChange checks what every change checks first.
 func (f *FS) beginChange(op, name string) error {
-	if err := f.checkPath(op, name); err != nil {
+	if err := f.keys.Check(op, name); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {

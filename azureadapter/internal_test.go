@@ -87,7 +87,14 @@ func TestETagQuoted(t *testing.T) {
 }
 
 func TestCheckPath(t *testing.T) {
-	f := &FS{prefix: "p/"}
+	client, err := container.NewClientWithNoCredential("https://account.blob.core.windows.net/c", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(client, "p/", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		want error
@@ -99,8 +106,8 @@ func TestCheckPath(t *testing.T) {
 		{strings.Repeat("abc/", 255) + "a", backend.ErrNameTooLong},
 		{"../x", backend.ErrInvalidPath},
 	} {
-		if err := f.checkPath("op", c.name); !errors.Is(err, c.want) && (err != nil || c.want != nil) {
-			t.Errorf("checkPath(%.30q) = %v, want %v", c.name, err, c.want)
+		if err := f.keys.Check("op", c.name); !errors.Is(err, c.want) && (err != nil || c.want != nil) {
+			t.Errorf("Check(%.30q) = %v, want %v", c.name, err, c.want)
 		}
 	}
 }
@@ -110,15 +117,16 @@ func TestNewPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"..", "a//b", "/a", strings.Repeat("x/", 600)} {
+	// A prefix of MaxSegments segments leaves no room for a name.
+	for _, p := range []string{"..", "a//b", "/a", ".", strings.Repeat("x/", 600), strings.Repeat("x/", MaxSegments)} {
 		if _, err := New(client, p, Options{}); err == nil {
 			t.Errorf("New with prefix %q succeeded", p)
 		}
 	}
 	for p, want := range map[string]string{"": "", "t1": "t1/", "t1/": "t1/", "a/b": "a/b/"} {
 		f, err := New(client, p, Options{})
-		if err != nil || f.prefix != want {
-			t.Errorf("New with prefix %q: prefix %q, %v; want %q", p, f.prefix, err, want)
+		if err != nil || f.keys.Prefix() != want {
+			t.Errorf("New with prefix %q: %v; want prefix %q", p, err, want)
 		}
 	}
 	if _, err := (Options{BlockSize: MaxBlockSize + 1}).withDefaults(); err == nil {
@@ -131,11 +139,5 @@ func TestNewPrefix(t *testing.T) {
 	}
 	if o, _ := (Options{}).withDefaults(); o.BlockSize != DefaultBlockSize || o.CopyTimeout != DefaultCopyTimeout || o.ListPageSize != MaxListPageSize {
 		t.Errorf("defaults = %+v", o)
-	}
-}
-
-func TestDirLevels(t *testing.T) {
-	if got := strings.Join(dirLevels("a/b/c"), ","); got != "a,a/b,a/b/c" {
-		t.Errorf("dirLevels = %q", got)
 	}
 }

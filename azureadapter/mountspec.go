@@ -14,7 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
-	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Scheme is the mount spec scheme of Azure Blob Storage: specs start
@@ -80,8 +80,8 @@ func ParseMountSpec(spec string) (MountSpec, error) {
 		return MountSpec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
-	if prefix != "" && (prefix == "." || !backend.ValidPath(prefix)) {
-		return MountSpec{}, fmt.Errorf("azblob: prefix %q is not a canonical relative path", prefix)
+	if _, err := objstore.CheckPrefix(prefix, KeyLimits()); err != nil {
+		return MountSpec{}, fmt.Errorf("azblob: %w", err)
 	}
 	m := MountSpec{Container: cont, Prefix: prefix}
 	if err := parseParams(query, &m); err != nil {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
 	"github.com/fencefs/fencefs/azureadapter"
 )
 
@@ -48,6 +50,8 @@ func TestParseMountSpec(t *testing.T) {
 		{"azblob://agents/.", "not a canonical"},
 		{"azblob://agents/../x", "not a canonical"},
 		{"azblob://agents/a//b", "not a canonical"},
+		{"azblob://agents/" + strings.Repeat("p", azureadapter.MaxKeyBytes), "too long"},
+		{"azblob://agents/" + strings.Repeat("p/", azureadapter.MaxSegments), "too long"},
 		{"azblob://agents?account=Acct", "not a storage account name"},
 		{"azblob://agents?account=ab", "not a storage account name"},
 		{"azblob://agents?endpoint=ftp://x", "not an http"},
@@ -73,7 +77,7 @@ func TestParseMountSpec(t *testing.T) {
 
 // FuzzParseMountSpec checks that the parser never panics and that every
 // spec it accepts prints to a canonical form that parses to the same
-// spec, with a valid prefix.
+// spec, with a prefix New accepts.
 func FuzzParseMountSpec(f *testing.F) {
 	for _, s := range []string{
 		"azblob://agents/tenant1?account=acct01&endpoint=http://127.0.0.1:10000/devstoreaccount1&ro=1&timeout=30s",
@@ -90,8 +94,12 @@ func FuzzParseMountSpec(f *testing.F) {
 		if err != nil || again != m {
 			t.Fatalf("ParseMountSpec(%q) = %+v; its String %q parses to %+v, %v", spec, m, m.String(), again, err)
 		}
-		if _, err := azureadapter.New(nil, m.Prefix, azureadapter.Options{}); err == nil {
-			t.Fatal("New accepted a nil client")
+		client, err := container.NewClientWithNoCredential("https://account.blob.core.windows.net/"+m.Container, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := azureadapter.New(client, m.Prefix, azureadapter.Options{}); err != nil {
+			t.Fatalf("ParseMountSpec(%q) gave %+v, which New refuses: %v", spec, m, err)
 		}
 	})
 }

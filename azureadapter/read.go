@@ -2,15 +2,14 @@ package azureadapter
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Stat returns the metadata of name. A file's Version is its ETag. One
@@ -18,22 +17,10 @@ import (
 // if there is one, and whether a blob lies below name, which makes it a
 // directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := f.checkPath("stat", name); err != nil {
+	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	if name == "." {
-		return dirInfo(name), nil
-	}
-	isDir, obj, err := f.settle(ctx, name)
-	switch {
-	case err != nil:
-		return backend.FileInfo{}, pathError("stat", name, err)
-	case isDir:
-		return dirInfo(name), nil
-	case obj == nil:
-		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	return objectInfo(name, obj), nil
+	return objstore.Stat(ctx, name, f.settle)
 }
 
 // settleKeys is how many names the listing of settle asks for: the blob,
@@ -41,40 +28,12 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
 const settleKeys = 100
 
-// settle finds out what the name is with one delimited listing of the
-// blobs that start with it: a directory when a blob lies below name,
-// whether or not the blob exists too, and otherwise the blob (nil when
-// there is none). Only when the names between the blob and its directory
-// fill the page does a second, one-blob listing ask below name.
-func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *container.BlobItem, err error) {
-	key := f.key(name)
-	out, err := f.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
-		Prefix:     to.Ptr(key),
-		MaxResults: to.Ptr(int32(settleKeys)),
-	}).NextPage(ctx)
-	if err != nil {
-		return false, nil, err
-	}
-	if out.Segment != nil {
-		for _, p := range out.Segment.BlobPrefixes {
-			if p.Name != nil && *p.Name == key+"/" {
-				return true, nil, nil
-			}
-		}
-		for _, b := range out.Segment.BlobItems {
-			if b.Name != nil && *b.Name == key {
-				obj = b
-				break
-			}
-		}
-	}
-	if out.NextMarker != nil && *out.NextMarker != "" {
-		isDir, err = f.hasChildren(ctx, name)
-		if err != nil || isDir {
-			return isDir, nil, err
-		}
-	}
-	return false, obj, nil
+// settle finds out what name is with one delimited listing of the blob
+// names that start with its name, and only when the names between the
+// blob and its directory fill that page, a second, one-blob listing below
+// name (see [objstore.Keys.Settle]).
+func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
+	return f.keys.Settle(ctx, name, f.dirLister(f.keys.Key(name), settleKeys), f.hasChildren)
 }
 
 // objectInfo describes the listed blob of name.
@@ -89,19 +48,6 @@ func objectInfo(name string, o *container.BlobItem) backend.FileInfo {
 	return fi
 }
 
-// dirInfo describes the directory name.
-func dirInfo(name string) backend.FileInfo {
-	_, base := backend.Split(name)
-	if name == "." {
-		base = "."
-	}
-	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
-}
-
-// settleAttempts bounds how often a read lists again because the blob was
-// replaced between its listing and its GET.
-const settleAttempts = 3
-
 // OpenRead streams the blob name. A directory gives backend.ErrIsDir and
 // a missing blob fs.ErrNotExist, each from the one listing of [FS.Stat],
 // which also settles that no directory shadows the blob. The Get Blob
@@ -112,47 +58,17 @@ const settleAttempts = 3
 // skipped: the GET asks for that ETag, and only when the blob has changed
 // since does the read list. The stream's Info is the GET's answer.
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
-	if err := f.checkPath("open", name); err != nil {
+	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	if name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-	}
-	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
-		r, err := f.get(ctx, name, known.Version)
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-	}
-	var last error
-	for attempt := range settleAttempts {
-		isDir, obj, lerr := f.settle(ctx, name)
-		switch {
-		case lerr != nil:
-			return nil, pathError("open", name, lerr)
-		case isDir:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-		case obj == nil:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		etag := objectInfo(name, obj).Version
-		if attempt == settleAttempts-1 {
-			// A blob replaced faster than it can be listed and read is
-			// still not shadowed: the last listing said so.
-			etag = ""
-		}
-		r, err := f.get(ctx, name, etag)
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-		last = err
-	}
-	return nil, last
+	return objstore.OpenRead(ctx, name, f.settle, f.get)
 }
 
-// get sends the Get Blob of name, with If-Match when etag is set.
-func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
-	out, err := f.client.NewBlobClient(f.key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{
+// get sends the Get Blob of name, with If-Match on the listed ETag when
+// there is one.
+func (f *FS) get(ctx context.Context, name string, listed backend.FileInfo) (backend.FileReader, error) {
+	etag := listed.Version
+	out, err := f.client.NewBlobClient(f.keys.Key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{
 		AccessConditions: ifMatch(etag),
 	})
 	if err != nil {
@@ -200,20 +116,14 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some blob lies below the directory name,
 // its marker included, with a one-blob listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	out, err := f.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
-		Prefix:     to.Ptr(f.dirPrefix(name)),
-		MaxResults: to.Ptr(int32(1)),
-	}).NextPage(ctx)
-	if err != nil {
-		return false, err
-	}
-	return out.Segment != nil && len(out.Segment.BlobItems) > 0, nil
+	page, err := f.flatLister(f.keys.DirPrefix(name), 1).NextPage(ctx)
+	return len(page) > 0, err
 }
 
 // objectExists reports whether the blob name exists, with Get Blob
 // Properties.
 func (f *FS) objectExists(ctx context.Context, name string) (bool, error) {
-	_, err := f.client.NewBlobClient(f.key(name)).GetProperties(ctx, nil)
+	_, err := f.client.NewBlobClient(f.keys.Key(name)).GetProperties(ctx, nil)
 	switch {
 	case err == nil:
 		return true, nil

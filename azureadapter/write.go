@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
@@ -21,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // OpenWrite starts writing the blob name. It fails at once with
@@ -31,7 +31,7 @@ import (
 // documentation for streaming, blocks and preconditions. The returned
 // writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := f.checkPath("write", name); err != nil {
+	if err := f.keys.Check("write", name); err != nil {
 		return nil, err
 	}
 	if f.opts.ReadOnly {
@@ -40,74 +40,21 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	if !knownTarget(ctx, name, opts.Precondition) {
-		if err := f.checkWritable(ctx, name); err != nil {
+	if !objstore.KnownTarget(ctx, name, opts.Precondition) {
+		if err := objstore.CheckWritable(ctx, name, f.hasChildren, f.settle); err != nil {
 			return nil, err
 		}
 	}
-	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, known: knownTarget(ctx, name, opts.Precondition)}, nil
-}
-
-// knownTarget reports whether the write's target needs no check that it
-// is not a directory: the caller has just seen it as the blob of the
-// version the write must still find (backend.WithKnownFile), and the
-// If-Match of that version proves the blob's parents are directories.
-func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
-	known, ok := backend.KnownFile(ctx, name)
-	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
-}
-
-// checkWritable refuses a write onto a directory or below a file. Both
-// one-blob listings are sent concurrently; only when the parent has
-// nothing below it are its ancestors examined, one by one.
-func (f *FS) checkWritable(ctx context.Context, name string) error {
-	parent, _ := backend.Split(name)
-	var (
-		parentOK  = parent == "."
-		parentErr error
-		wg        sync.WaitGroup
-	)
-	if !parentOK {
-		wg.Go(func() { parentOK, parentErr = f.hasChildren(ctx, parent) })
-	}
-	isDir, err := f.hasChildren(ctx, name)
-	wg.Wait()
-	switch {
-	case err != nil:
-		return pathError("write", name, err)
-	case isDir:
-		return &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
-	case parentErr != nil:
-		return pathError("write", name, parentErr)
-	case parentOK:
-		return nil
-	}
-	return f.checkAncestors(ctx, "write", name, parent)
-}
-
-// checkAncestors walks down to dir (itself included) and fails with
-// backend.ErrNotDir at the first blob that is not also a directory, with
-// one listing per level (see settle).
-func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
-	for _, a := range dirLevels(dir) {
-		isDir, obj, err := f.settle(ctx, a)
-		switch {
-		case err != nil:
-			return pathError(op, name, err)
-		case !isDir && obj != nil:
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
-		}
-	}
-	return nil
+	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, known: objstore.KnownTarget(ctx, name, opts.Precondition)}, nil
 }
 
 // MkdirAll creates dir and its missing parents by writing a marker blob
 // ("dir/") for each missing level. An existing directory is not an error;
 // a blob on the way gives backend.ErrNotDir, or fs.ErrExist when it is
 // dir itself. One listing per level examined settles what it is (see
-// settle), from dir up to the first level that exists.
+// settle and [objstore.MissingDirs]).
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := f.checkPath("mkdir", dir); err != nil {
+	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
@@ -116,35 +63,17 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	isDir, obj, err := f.settle(ctx, dir)
-	switch {
-	case err != nil:
-		return pathError("mkdir", dir, err)
-	case isDir:
-		return nil
-	case obj != nil:
-		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	levels, err := objstore.MissingDirs(ctx, dir, f.settle)
+	if err != nil {
+		return err
 	}
-	levels := dirLevels(dir)
-	for i, level := range levels[:len(levels)-1] {
-		isDir, obj, err := f.settle(ctx, level)
-		switch {
-		case err != nil:
-			return pathError("mkdir", dir, err)
-		case isDir:
-			continue
-		case obj != nil:
-			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
-		}
-		return f.putMarkers(ctx, dir, levels[i:])
-	}
-	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
+	return f.putMarkers(ctx, dir, levels)
 }
 
 // putMarkers writes the directory markers of levels, top down.
 func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error {
 	for _, level := range levels {
-		_, err := f.client.NewBlockBlobClient(f.dirPrefix(level)).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
+		_, err := f.client.NewBlockBlobClient(f.keys.DirPrefix(level)).Upload(ctx, streaming.NopCloser(bytes.NewReader(nil)), &blockblob.UploadOptions{
 			HTTPHeaders: &blob.HTTPHeaders{BlobContentType: to.Ptr("application/x-directory")},
 		})
 		if err != nil {
@@ -152,17 +81,6 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 		}
 	}
 	return nil
-}
-
-// dirLevels returns dir and its ancestors, top down ("a", "a/b", ...).
-func dirLevels(dir string) []string {
-	var out []string
-	for i := 0; i <= len(dir); i++ {
-		if i == len(dir) || dir[i] == '/' {
-			out = append(out, dir[:i])
-		}
-	}
-	return out
 }
 
 // writer states.
@@ -274,7 +192,7 @@ func (w *writer) send(data []byte) error {
 	}
 	id := w.blockID(len(w.blocks))
 	up := &blockUpload{done: make(chan struct{}), data: data}
-	bc := w.f.client.NewBlockBlobClient(w.f.key(w.name))
+	bc := w.f.client.NewBlockBlobClient(w.f.keys.Key(w.name))
 	w.inflight = up
 	go func() {
 		defer close(up.done)
@@ -331,7 +249,7 @@ func (w *writer) commit() error {
 		return err
 	}
 	cond := writeConditions(w.pre, match)
-	bc := w.f.client.NewBlockBlobClient(w.f.key(w.name))
+	bc := w.f.client.NewBlockBlobClient(w.f.keys.Key(w.name))
 	var etag string
 	if len(w.blocks) == 0 {
 		out, err := bc.Upload(w.ctx, streaming.NopCloser(bytes.NewReader(w.buf)), &blockblob.UploadOptions{AccessConditions: cond})
@@ -374,7 +292,7 @@ func (w *writer) undoUnderDir(etag string) error {
 		return nil // committed; a directory made later hides the blob all the same
 	}
 	if etag != "" {
-		_, _ = w.f.client.NewBlobClient(w.f.key(w.name)).Delete(context.WithoutCancel(w.ctx), &blob.DeleteOptions{AccessConditions: ifMatch(etag)})
+		_, _ = w.f.client.NewBlobClient(w.f.keys.Key(w.name)).Delete(context.WithoutCancel(w.ctx), &blob.DeleteOptions{AccessConditions: ifMatch(etag)})
 	}
 	return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrIsDir}
 }
@@ -407,7 +325,7 @@ func (w *writer) matchTarget() (string, error) {
 // hashBlob reads the blob name (with If-Match: etag when etag is set),
 // checks that its SHA-256 is hash, and returns the ETag it read.
 func (f *FS) hashBlob(ctx context.Context, op, name, etag, hash string) (string, error) {
-	out, err := f.client.NewBlobClient(f.key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{AccessConditions: ifMatch(etag)})
+	out, err := f.client.NewBlobClient(f.keys.Key(name)).DownloadStream(ctx, &blob.DownloadStreamOptions{AccessConditions: ifMatch(etag)})
 	if err != nil {
 		return "", pathError(op, name, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // deleteParallel is how many deletions RemoveFiles keeps in flight. The
@@ -70,7 +71,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		o   object
 		err error
 	)
-	if knownTarget(ctx, name, opts.Precondition) {
+	if objstore.KnownTarget(ctx, name, opts.Precondition) {
 		// The caller has just seen the object of the generation the
 		// deletion below must still find.
 		gen, ok := generation(opts.Precondition.MatchVersion)
@@ -101,7 +102,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 // removeDir removes the marker of the directory name when nothing else
 // lies below it, and fails with backend.ErrNotEmpty otherwise.
 func (f *FS) removeDir(ctx context.Context, name string) error {
-	marker := f.dirPrefix(name)
+	marker := f.keys.DirPrefix(name)
 	page, _, err := f.listPage(ctx, &storage.Query{Prefix: marker}, 2, "")
 	if err != nil {
 		return pathError("remove", name, err)
@@ -129,7 +130,7 @@ func (f *FS) RemoveFiles(ctx context.Context, names []string) error {
 		if err := f.beginChange("remove", name); err != nil {
 			return err
 		}
-		keys[i] = f.key(name)
+		keys[i] = f.keys.Key(name)
 	}
 	return f.deleteKeys(ctx, keys)
 }
@@ -158,7 +159,7 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 			if err != nil && !isNotFound(err) {
 				mu.Lock()
 				if first == nil {
-					first = pathError("remove", f.storagePath(key), err)
+					first = pathError("remove", f.keys.Path(key), err)
 				}
 				mu.Unlock()
 			}
@@ -166,12 +167,6 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 	}
 	wg.Wait()
 	return first
-}
-
-// storagePath turns an object name below the prefix back into the
-// storage path it stands for (a marker into its directory).
-func (f *FS) storagePath(key string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(key, f.prefix), "/")
 }
 
 // Copy copies the object from to to on the server (a rewrite), without
@@ -199,7 +194,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 	if err := f.beginChange(op, from); err != nil {
 		return object{}, err
 	}
-	if err := f.checkPath(op, to); err != nil {
+	if err := f.keys.Check(op, to); err != nil {
 		return object{}, err
 	}
 	if err := backend.CheckRename(op, from, to, opts); err != nil {
@@ -225,30 +220,33 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 // (https://cloud.google.com/storage/docs/json_api/v1/objects/rewrite:
 // ifGenerationMatch, ifSourceGenerationMatch).
 func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, pre backend.Precondition) (int64, error) {
-	if err := f.checkParent(ctx, to); err != nil {
+	if err := objstore.CheckParent(ctx, to, f.hasChildren, f.settle); err != nil {
 		return 0, backend.PathError(op, to, err)
 	}
-	isDir, obj, err := f.settle(ctx, to)
+	kind, info, err := f.settle(ctx, to)
 	if err != nil {
-		return 0, pathError(op, to, err)
+		return 0, &fs.PathError{Op: op, Path: to, Err: err}
 	}
-	if isDir {
+	if kind == objstore.Dir {
 		return 0, &fs.PathError{Op: op, Path: to, Err: backend.ErrIsDir}
 	}
+	exists := kind == objstore.File
 	var (
 		cond    storage.Conditions
 		matched bool
 	)
 	switch {
-	case pre.CreateOnly && obj != nil:
+	case pre.CreateOnly && exists:
 		return 0, &fs.PathError{Op: op, Path: to, Err: fs.ErrExist}
 	case pre.CreateOnly:
 		cond = storage.Conditions{DoesNotExist: true}
 	case pre.MatchHash == "" && pre.MatchVersion == "":
-	case obj == nil:
+	case !exists:
 		return 0, &fs.PathError{Op: op, Path: to, Err: backend.ErrPrecondition}
 	default:
-		gen, err := f.matchObject(ctx, op, to, object{gen: obj.Generation, size: obj.Size}, pre)
+		// The listed version is the generation's decimal form.
+		listed, _ := generation(info.Version)
+		gen, err := f.matchObject(ctx, op, to, object{gen: listed, size: info.Size}, pre)
 		if err != nil {
 			return 0, err
 		}
@@ -351,36 +349,33 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if err := f.checkParent(ctx, to); err != nil {
+	if err := objstore.CheckParent(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	var objs []*storage.ObjectAttrs
-	err := f.listPages(ctx, f.dirPrefix(from), "", func(page []*storage.ObjectAttrs) (string, error) {
-		objs = append(objs, page...)
-		return "", nil
-	})
+	objs, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), "", listPageSize))
 	if err != nil {
-		return pathError(op, from, err)
+		return &fs.PathError{Op: op, Path: from, Err: err}
 	}
 	var copied, sources []string
-	for _, a := range objs {
-		dst := f.dirPrefix(to) + strings.TrimPrefix(a.Name, f.dirPrefix(from))
+	for _, o := range objs {
+		gen, _ := generation(o.Entry.Version)
+		dst := f.keys.DirPrefix(to) + strings.TrimPrefix(o.Key, f.keys.DirPrefix(from))
 		_, err := f.bucket.Object(dst).If(storage.Conditions{DoesNotExist: true}).
-			CopierFrom(f.bucket.Object(a.Name).If(storage.Conditions{GenerationMatch: a.Generation})).Run(ctx)
+			CopierFrom(f.bucket.Object(o.Key).If(storage.Conditions{GenerationMatch: gen})).Run(ctx)
 		if err != nil {
 			// The source is whole; take back the copies made so far.
 			_ = f.deleteKeys(context.WithoutCancel(ctx), copied)
-			return f.copyError(op, f.storagePath(a.Name), f.storagePath(dst), err, backend.Precondition{}, false)
+			return f.copyError(op, f.keys.Path(o.Key), f.keys.Path(dst), err, backend.Precondition{}, false)
 		}
 		copied = append(copied, dst)
-		sources = append(sources, a.Name)
+		sources = append(sources, o.Key)
 	}
 	return f.deleteKeys(ctx, sources)
 }
 
 // beginChange checks what every change checks first.
 func (f *FS) beginChange(op, name string) error {
-	if err := f.checkPath(op, name); err != nil {
+	if err := f.keys.Check(op, name); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {

@@ -7,9 +7,9 @@
 // The storage path "a/b.txt" is the object prefix+"a/b.txt". The prefix
 // is compared with its trailing slash, so the backend of prefix "tenant1"
 // never sees the objects of "tenant10". Directories are emulated exactly
-// as by the S3 adapter: a directory exists when some object lies below it
-// or when its marker object "a/" exists; MkdirAll writes markers, so
-// empty directories persist, and a write needs none.
+// as by the S3 adapter, by package objstore: a directory exists when some
+// object lies below it or when its marker object "a/" exists; MkdirAll
+// writes markers, so empty directories persist, and a write needs none.
 //
 // Names that other tools wrote and that are not canonical storage paths
 // (a leading "/", empty, "." or ".." segments, a NUL or a backslash, a
@@ -50,7 +50,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +58,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Limits of Cloud Storage and of this adapter.
@@ -107,16 +107,23 @@ type FS struct {
 	client *storage.Client
 	bucket *storage.BucketHandle
 	name   string
-	// prefix is "" for the whole bucket or the name prefix with its
-	// trailing slash.
-	prefix string
-	opts   Options
+	// keys maps storage paths to the object names below the prefix.
+	keys objstore.Keys
+	opts Options
+}
+
+// KeyLimits returns the object name limits of Cloud Storage and of this
+// adapter, by which New and ParseMountSpec judge a prefix
+// ([objstore.CheckPrefix]) and the backend its paths.
+func KeyLimits() objstore.Limits {
+	return objstore.Limits{MaxKeyBytes: MaxKeyBytes, MaxNameBytes: MaxNameBytes}
 }
 
 // New returns a backend over bucket, limited to the objects below prefix
 // ("" for the whole bucket; "tenant1" and "tenant1/" are the same). It
 // does no I/O, so one client serves the backends of many prefixes. The
-// prefix must be a canonical storage path.
+// prefix must be one [objstore.CheckPrefix] accepts with [KeyLimits]: a
+// canonical storage path.
 func New(client *storage.Client, bucket, prefix string, opts Options) (*FS, error) {
 	if client == nil {
 		return nil, errors.New("gcsadapter: nil client")
@@ -124,21 +131,15 @@ func New(client *storage.Client, bucket, prefix string, opts Options) (*FS, erro
 	if bucket == "" {
 		return nil, errors.New("gcsadapter: empty bucket name")
 	}
-	p := strings.TrimSuffix(prefix, "/")
-	if p != "" && (p == "." || !backend.ValidPath(p)) {
-		return nil, fmt.Errorf("gcsadapter: prefix %q is not a canonical relative path", prefix)
-	}
-	if p != "" {
-		p += "/"
-	}
-	if len(p) >= MaxKeyBytes {
-		return nil, fmt.Errorf("gcsadapter: prefix %q is too long", prefix)
+	keys, err := objstore.NewKeys(prefix, KeyLimits())
+	if err != nil {
+		return nil, fmt.Errorf("gcsadapter: %w", err)
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	return &FS{client: client, bucket: client.Bucket(bucket), name: bucket, prefix: p, opts: o}, nil
+	return &FS{client: client, bucket: client.Bucket(bucket), name: bucket, keys: keys, opts: o}, nil
 }
 
 // Config describes a bucket to open with [Open].
@@ -221,7 +222,7 @@ func Open(ctx context.Context, cfg Config) (*FS, error) {
 // credentials fail early. A missing bucket is fs.ErrNotExist, a refusal
 // fs.ErrPermission.
 func (f *FS) Probe(ctx context.Context) error {
-	if _, _, err := f.listPage(ctx, &storage.Query{Prefix: f.prefix}, 1, ""); err != nil {
+	if _, _, err := f.listPage(ctx, &storage.Query{Prefix: f.keys.Prefix()}, 1, ""); err != nil {
 		return fmt.Errorf("gcsadapter: bucket %q: %w", f.name, mapError(err))
 	}
 	return nil
@@ -251,60 +252,15 @@ func (f *FS) Bucket() string { return f.name }
 // object, or for "." the name prefix of the root (empty for a whole
 // bucket).
 func (f *FS) Key(name string) (string, error) {
-	if err := f.checkPath("key", name); err != nil {
+	if err := f.keys.Check("key", name); err != nil {
 		return "", err
 	}
-	return f.key(name), nil
-}
-
-// key returns the object name of a checked storage path.
-func (f *FS) key(name string) string {
-	if name == "." {
-		return f.prefix
-	}
-	return f.prefix + name
-}
-
-// dirPrefix returns the name prefix of the directory name, with its
-// trailing slash ("" for the root of a whole bucket).
-func (f *FS) dirPrefix(name string) string {
-	if name == "." {
-		return f.prefix
-	}
-	return f.prefix + name + "/"
+	return f.keys.Key(name), nil
 }
 
 // object returns the handle of the object of a checked storage path.
 func (f *FS) object(name string) *storage.ObjectHandle {
-	return f.bucket.Object(f.key(name))
-}
-
-// checkPath refuses non-canonical paths and paths Cloud Storage cannot
-// store: a component longer than MaxNameBytes or a name (with room for a
-// directory marker's slash) longer than MaxKeyBytes.
-func (f *FS) checkPath(op, name string) error {
-	if err := backend.CheckPath(op, name); err != nil {
-		return err
-	}
-	if name == "." {
-		return nil
-	}
-	if len(f.prefix)+len(name)+1 > MaxKeyBytes {
-		return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		if len(c) > MaxNameBytes {
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
-		}
-	}
-	return nil
-}
-
-// representable reports whether a name found in the bucket is a storage
-// path this backend can address (see checkPath), so that listings skip
-// the others instead of showing them under another name.
-func (f *FS) representable(name string) bool {
-	return name != "." && f.checkPath("list", name) == nil
+	return f.bucket.Object(f.keys.Key(name))
 }
 
 // version is the FileInfo version of a generation.

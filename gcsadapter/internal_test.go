@@ -108,14 +108,17 @@ func TestNewPrefix(t *testing.T) {
 			t.Errorf("New(prefix %q) error = %v, want ok=%v", tt.prefix, err, tt.ok)
 			continue
 		}
-		if err == nil && f.prefix != tt.want {
-			t.Errorf("New(prefix %q) name prefix = %q, want %q", tt.prefix, f.prefix, tt.want)
+		if err == nil && f.keys.Prefix() != tt.want {
+			t.Errorf("New(prefix %q) name prefix = %q, want %q", tt.prefix, f.keys.Prefix(), tt.want)
 		}
 	}
 }
 
 func TestCheckPath(t *testing.T) {
-	f := &FS{prefix: strings.Repeat("p", 500) + "/"}
+	f, err := New(newTestClient(t), "b", strings.Repeat("p", 500), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		want error
@@ -135,9 +138,9 @@ func TestCheckPath(t *testing.T) {
 		{"~a", backend.ErrInvalidPath},
 	}
 	for _, tt := range tests {
-		err := f.checkPath("stat", tt.name)
+		err := f.keys.Check("stat", tt.name)
 		if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) {
-			t.Errorf("checkPath(%.20q...) = %v, want %v", tt.name, err, tt.want)
+			t.Errorf("Check(%.20q...) = %v, want %v", tt.name, err, tt.want)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Scheme is the scheme of a Cloud Storage mount spec, "gs" as in gsutil's
@@ -62,11 +62,8 @@ func ParseMountSpec(spec string) (MountSpec, error) {
 		return MountSpec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
-	if prefix != "" && (prefix == "." || !backend.ValidPath(prefix)) {
-		return MountSpec{}, fmt.Errorf("gs: prefix %q is not a canonical relative path", prefix)
-	}
-	if len(prefix)+1 >= MaxKeyBytes {
-		return MountSpec{}, fmt.Errorf("gs: prefix of %d bytes is too long", len(prefix))
+	if _, err := objstore.CheckPrefix(prefix, KeyLimits()); err != nil {
+		return MountSpec{}, fmt.Errorf("gs: %w", err)
 	}
 	m := MountSpec{Bucket: bucket, Prefix: prefix}
 	set := map[string]func(string) error{

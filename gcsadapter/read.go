@@ -11,6 +11,7 @@ import (
 	"google.golang.org/api/iterator"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // listAttrs are the attributes a listing asks for.
@@ -48,22 +49,10 @@ func (f *FS) listPage(ctx context.Context, q *storage.Query, max int, token stri
 // if there is one, and whether a name lies below it, which makes it a
 // directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := f.checkPath("stat", name); err != nil {
+	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	if name == "." {
-		return dirInfo(name), nil
-	}
-	isDir, obj, err := f.settle(ctx, name)
-	switch {
-	case err != nil:
-		return backend.FileInfo{}, pathError("stat", name, err)
-	case isDir:
-		return dirInfo(name), nil
-	case obj == nil:
-		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	return objectInfo(name, obj), nil
+	return objstore.Stat(ctx, name, f.settle)
 }
 
 // settleKeys is how many names the listing of settle asks for: the
@@ -71,58 +60,13 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
 const settleKeys = 100
 
-// settle finds out what the object name of name is with one delimited
-// listing of the names that start with it: a directory when a name lies
-// below it, whether or not the object exists too, and otherwise the
-// object (nil when there is none). Only when the names between the object
-// and its directory fill the page does a second, one-name listing ask
-// below name.
-func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *storage.ObjectAttrs, err error) {
-	key := f.key(name)
-	page, next, err := f.listPage(ctx, &storage.Query{Prefix: key, Delimiter: "/"}, settleKeys, "")
-	if err != nil {
-		return false, nil, err
-	}
-	for _, a := range page {
-		switch {
-		case a.Prefix == key+"/":
-			return true, nil, nil
-		case a.Prefix == "" && a.Name == key:
-			obj = a
-		}
-	}
-	if next != "" {
-		isDir, err = f.hasChildren(ctx, name)
-		if err != nil || isDir {
-			return isDir, nil, err
-		}
-	}
-	return false, obj, nil
+// settle finds out what name is with one delimited listing of the names
+// that start with its object name, and only when the names between the
+// object and its directory fill that page, a second, one-name listing
+// below name (see [objstore.Keys.Settle]).
+func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
+	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.hasChildren)
 }
-
-// objectInfo describes the listed object of name.
-func objectInfo(name string, a *storage.ObjectAttrs) backend.FileInfo {
-	_, base := backend.Split(name)
-	return backend.FileInfo{
-		Name:    base,
-		Size:    a.Size,
-		ModTime: modTime(a),
-		Version: version(a.Generation),
-	}
-}
-
-// dirInfo describes the directory name.
-func dirInfo(name string) backend.FileInfo {
-	_, base := backend.Split(name)
-	if name == "." {
-		base = "."
-	}
-	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
-}
-
-// settleAttempts bounds how often a read lists again because the object
-// was replaced between its listing and its download.
-const settleAttempts = 3
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
 // and a missing object fs.ErrNotExist, each from the one listing of
@@ -135,47 +79,24 @@ const settleAttempts = 3
 // for that generation, and only when the object has changed since does
 // the read list. The stream's Info is the download's answer.
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
-	if err := f.checkPath("open", name); err != nil {
+	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	if name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
+	return objstore.OpenRead(ctx, name, f.settle, f.getVersion)
+}
+
+// getVersion downloads name, conditional on the generation of the listed
+// version when there is one. A version this backend did not make matches
+// no object.
+func (f *FS) getVersion(ctx context.Context, name string, listed backend.FileInfo) (backend.FileReader, error) {
+	if listed.Version == "" {
+		return f.get(ctx, name, 0, time.Time{})
 	}
-	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
-		if gen, ok := generation(known.Version); ok {
-			// The caller has just seen name as this object (a walk, a
-			// Stat or a read settled that no directory shadows it): the
-			// download alone serves it, if it is still that generation.
-			r, err := f.get(ctx, name, gen, known.ModTime)
-			if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-				return r, err
-			}
-		}
+	gen, ok := generation(listed.Version)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrPrecondition}
 	}
-	var last error
-	for attempt := range settleAttempts {
-		isDir, obj, lerr := f.settle(ctx, name)
-		switch {
-		case lerr != nil:
-			return nil, pathError("open", name, lerr)
-		case isDir:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-		case obj == nil:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		gen := obj.Generation
-		if attempt == settleAttempts-1 {
-			// An object replaced faster than it can be listed and read
-			// is still not shadowed: the last listing said so.
-			gen = 0
-		}
-		r, err := f.get(ctx, name, gen, modTime(obj))
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-		last = err
-	}
-	return nil, last
+	return f.get(ctx, name, gen, listed.ModTime)
 }
 
 // get downloads name, conditional on generation gen when it is not 0.
@@ -233,11 +154,8 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some name lies below the directory name,
 // its marker included, with a one-name listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	page, _, err := f.listPage(ctx, &storage.Query{Prefix: f.dirPrefix(name)}, 1, "")
-	if err != nil {
-		return false, err
-	}
-	return len(page) > 0, nil
+	page, err := f.lister(f.keys.DirPrefix(name), "", 1).NextPage(ctx)
+	return len(page) > 0, err
 }
 
 // objectExists reports whether the object name exists, with one metadata

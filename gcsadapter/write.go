@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // OpenWrite starts writing the object name. It fails at once with
@@ -24,7 +25,7 @@ import (
 // see the package documentation for streaming, resumable uploads and
 // preconditions. The returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := f.checkPath("write", name); err != nil {
+	if err := f.keys.Check("write", name); err != nil {
 		return nil, err
 	}
 	if f.opts.ReadOnly {
@@ -33,66 +34,22 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	known := knownTarget(ctx, name, opts.Precondition)
+	known := objstore.KnownTarget(ctx, name, opts.Precondition)
 	if !known {
-		if err := f.checkParent(ctx, name); err != nil {
+		if err := objstore.CheckParent(ctx, name, f.hasChildren, f.settle); err != nil {
 			return nil, err
 		}
 	}
 	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, checkDir: !known}, nil
 }
 
-// checkParent refuses a write below a file: one listing below the parent
-// shows it is a directory; only when nothing lies below it are its
-// ancestors examined, one by one.
-func (f *FS) checkParent(ctx context.Context, name string) error {
-	parent, _ := backend.Split(name)
-	if parent == "." {
-		return nil
-	}
-	ok, err := f.hasChildren(ctx, parent)
-	switch {
-	case err != nil:
-		return pathError("write", name, err)
-	case ok:
-		return nil
-	}
-	return f.checkAncestors(ctx, "write", name, parent)
-}
-
-// knownTarget reports whether the change's target needs no check that it
-// is not a directory: the caller has just seen it as the object of the
-// version the change must still find (backend.WithKnownFile), and the
-// generation precondition of that version proves the object's parents
-// are directories.
-func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
-	known, ok := backend.KnownFile(ctx, name)
-	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
-}
-
-// checkAncestors walks down to dir (itself included) and fails with
-// backend.ErrNotDir at the first object that is not also a directory,
-// with one listing per level (see settle).
-func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
-	for _, a := range dirLevels(dir) {
-		isDir, obj, err := f.settle(ctx, a)
-		switch {
-		case err != nil:
-			return pathError(op, name, err)
-		case !isDir && obj != nil:
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
-		}
-	}
-	return nil
-}
-
 // MkdirAll creates dir and its missing parents by writing a marker
 // object ("dir/") for each missing level. An existing directory is not
 // an error; an object on the way gives backend.ErrNotDir, or fs.ErrExist
 // when it is dir itself. One listing per level examined settles what it
-// is (see settle), from dir up to the first level that exists.
+// is (see settle and [objstore.MissingDirs]).
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := f.checkPath("mkdir", dir); err != nil {
+	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
@@ -101,37 +58,17 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	isDir, obj, err := f.settle(ctx, dir)
-	switch {
-	case err != nil:
-		return pathError("mkdir", dir, err)
-	case isDir:
-		return nil
-	case obj != nil:
-		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	levels, err := objstore.MissingDirs(ctx, dir, f.settle)
+	if err != nil {
+		return err
 	}
-	levels := dirLevels(dir)
-	for i, level := range levels[:len(levels)-1] {
-		isDir, obj, err := f.settle(ctx, level)
-		switch {
-		case err != nil:
-			return pathError("mkdir", dir, err)
-		case isDir:
-			continue
-		case obj != nil:
-			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
-		}
-		// Below the first missing level nothing exists, so the search
-		// stops there.
-		return f.putMarkers(ctx, dir, levels[i:])
-	}
-	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
+	return f.putMarkers(ctx, dir, levels)
 }
 
 // putMarkers writes the directory markers of levels, top down.
 func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error {
 	for _, level := range levels {
-		w := f.bucket.Object(f.dirPrefix(level)).NewWriter(ctx)
+		w := f.bucket.Object(f.keys.DirPrefix(level)).NewWriter(ctx)
 		w.ContentType = "application/x-directory"
 		w.ChunkSize = MinChunkSize
 		if err := w.Close(); err != nil {
@@ -139,17 +76,6 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 		}
 	}
 	return nil
-}
-
-// dirLevels returns dir and its ancestors, top down ("a", "a/b", ...).
-func dirLevels(dir string) []string {
-	var out []string
-	for i := 0; i <= len(dir); i++ {
-		if i == len(dir) || dir[i] == '/' {
-			out = append(out, dir[:i])
-		}
-	}
-	return out
 }
 
 // writer states.
@@ -320,7 +246,7 @@ func (w *writer) commit() error {
 		isDir, err := w.f.hasChildren(w.ctx, w.name)
 		switch {
 		case err != nil:
-			return pathError("commit", w.name, err)
+			return &fs.PathError{Op: "commit", Path: w.name, Err: err}
 		case isDir:
 			return &fs.PathError{Op: "commit", Path: w.name, Err: backend.ErrIsDir}
 		}

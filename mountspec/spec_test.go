@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/fencefs/fencefs/s3adapter"
 )
 
 // An ed25519 public key whose base64 holds "+" and "/", which must survive parsing.
@@ -73,6 +77,7 @@ func TestParseErrors(t *testing.T) {
 		{"s3://b/a/../c", "not a canonical relative path"},
 		{"s3://b/a//c", "not a canonical relative path"},
 		{"s3://b/~x", "not a canonical relative path"},
+		{"s3://b/" + strings.Repeat("p", s3adapter.MaxKeyBytes), "too long"},
 		{"s3://b?endpoint=ftp://x", "endpoint"},
 		{"s3://b?endpoint=", "endpoint"},
 		{"s3://b?region=", "region is empty"},
@@ -158,6 +163,10 @@ func FuzzParse(f *testing.F) {
 			if m.S3.Bucket == "" {
 				t.Fatalf("%q: empty bucket", spec)
 			}
+			// The constructor takes every prefix the parser does.
+			if _, err := s3adapter.New(s3.New(s3.Options{Region: "us-east-1"}), m.S3.Bucket, m.S3.Prefix, s3adapter.Options{}); err != nil {
+				t.Fatalf("%q parsed to %+v, which s3adapter.New refuses: %v", spec, m.S3, err)
+			}
 		case KindSFTP:
 			if m.SFTP.User == "" || m.SFTP.Host == "" || m.SFTP.PasswordEnv == "" && m.SFTP.KeyFile == "" {
 				t.Fatalf("%q: incomplete sftp spec %+v", spec, m.SFTP)
@@ -173,4 +182,22 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q -> %+v -> %q -> %+v", spec, m, m.String(), again)
 		}
 	})
+}
+
+// TestParseS3PrefixAsNew holds the parser, which links no AWS SDK and so
+// spells S3's key limits itself, to s3adapter.New's answers at the limits.
+func TestParseS3PrefixAsNew(t *testing.T) {
+	client := s3.New(s3.Options{Region: "us-east-1"})
+	var prefixes []string
+	for n := s3adapter.MaxKeyBytes - 4; n <= s3adapter.MaxKeyBytes+1; n++ {
+		prefixes = append(prefixes, strings.Repeat("p", n), "a/"+strings.Repeat("p", n-2))
+	}
+	prefixes = append(prefixes, strings.Repeat("n", s3adapter.MaxNameBytes+1), ".", "a/../b", "~x")
+	for _, p := range prefixes {
+		_, perr := Parse("s3://b/" + p)
+		_, nerr := s3adapter.New(client, "b", p, s3adapter.Options{})
+		if (perr == nil) != (nerr == nil) {
+			t.Errorf("prefix of %d bytes: Parse error %v, New error %v", len(p), perr, nerr)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // MaxCopyPartSize is the largest part of a multipart copy, and so the
@@ -56,7 +57,7 @@ func (f *FS) matchObject(ctx context.Context, op, name string, o object, pre bac
 	case pre.MatchHash == "":
 		return o.etag, nil
 	}
-	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name)), IfMatch: optional(o.etag)}, quietChecksums)
+	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(name)), IfMatch: optional(o.etag)}, quietChecksums)
 	if err != nil {
 		return "", pathError(op, name, err)
 	}
@@ -90,7 +91,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 		o   object
 		err error
 	)
-	if knownTarget(ctx, name, opts.Precondition) {
+	if objstore.KnownTarget(ctx, name, opts.Precondition) {
 		// The caller has just seen the object of the version the
 		// DeleteObject below must still find (If-Match).
 		o.etag = opts.Precondition.MatchVersion
@@ -104,7 +105,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 	if o.isDir {
 		return f.removeDir(ctx, name)
 	}
-	in := &s3.DeleteObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))}
+	in := &s3.DeleteObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(name))}
 	if !opts.Precondition.IsZero() {
 		in.IfMatch = aws.String(etag)
 	}
@@ -117,7 +118,7 @@ func (f *FS) Remove(ctx context.Context, name string, opts backend.RemoveOptions
 // removeDir removes the marker of the directory name when nothing else
 // lies below it, and fails with backend.ErrNotEmpty otherwise.
 func (f *FS) removeDir(ctx context.Context, name string) error {
-	marker := f.dirPrefix(name)
+	marker := f.keys.DirPrefix(name)
 	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
 		Bucket:  &f.bucket,
 		Prefix:  aws.String(marker),
@@ -148,7 +149,7 @@ func (f *FS) RemoveFiles(ctx context.Context, names []string) error {
 		if err := f.beginChange("remove", name); err != nil {
 			return err
 		}
-		keys[i] = f.key(name)
+		keys[i] = f.keys.Key(name)
 	}
 	return f.deleteKeys(ctx, keys)
 }
@@ -167,23 +168,17 @@ func (f *FS) deleteKeys(ctx context.Context, keys []string) error {
 			Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(true)},
 		})
 		if err != nil {
-			return pathError("remove", f.storagePath(batch[0]), err)
+			return pathError("remove", f.keys.Path(batch[0]), err)
 		}
 		if len(out.Errors) > 0 {
 			e := out.Errors[0]
-			return &fs.PathError{Op: "remove", Path: f.storagePath(aws.ToString(e.Key)), Err: &apiError{
+			return &fs.PathError{Op: "remove", Path: f.keys.Path(aws.ToString(e.Key)), Err: &apiError{
 				sentinel: cmp(codeSentinel(aws.ToString(e.Code)), fs.ErrPermission), code: aws.ToString(e.Code),
 				cause: errors.New(aws.ToString(e.Message)),
 			}}
 		}
 	}
 	return nil
-}
-
-// storagePath turns an object key below the prefix back into the storage
-// path it stands for (a marker into its directory).
-func (f *FS) storagePath(key string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(key, f.prefix), "/")
 }
 
 // cmp returns a unless it is nil, and b then.
@@ -227,7 +222,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 	if err := f.beginChange(op, from); err != nil {
 		return object{}, err
 	}
-	if err := f.checkPath(op, to); err != nil {
+	if err := f.keys.Check(op, to); err != nil {
 		return object{}, err
 	}
 	if err := backend.CheckRename(op, from, to, opts); err != nil {
@@ -246,7 +241,7 @@ func (f *FS) checkTransfer(ctx context.Context, op, from, to string, opts backen
 // copyChecked copies the object src at from to to under the target
 // precondition pre.
 func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, pre backend.Precondition) error {
-	if err := f.checkWritable(ctx, to); err != nil {
+	if err := objstore.CheckWritable(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
 	ifMatch, ifNoneMatch, err := f.targetCondition(ctx, op, to, pre)
@@ -256,7 +251,7 @@ func (f *FS) copyChecked(ctx context.Context, op, from, to string, src object, p
 	if pre.IsZero() && src.size <= f.opts.CopyPartSize {
 		_, err := f.client.CopyObject(ctx, &s3.CopyObjectInput{
 			Bucket:            &f.bucket,
-			Key:               aws.String(f.key(to)),
+			Key:               aws.String(f.keys.Key(to)),
 			CopySource:        aws.String(f.copySource(from)),
 			CopySourceIfMatch: optional(src.etag),
 		})
@@ -289,7 +284,7 @@ func (f *FS) targetCondition(ctx context.Context, op, to string, pre backend.Pre
 // multipartCopy copies src in parts of Options.CopyPartSize and
 // completes the upload under the target's condition; a failure aborts it.
 func (f *FS) multipartCopy(ctx context.Context, op, from, to string, src object, ifMatch string, ifNoneMatch *string, pre backend.Precondition) error {
-	key := aws.String(f.key(to))
+	key := aws.String(f.keys.Key(to))
 	up, err := f.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &f.bucket, Key: key})
 	if err != nil {
 		return pathError(op, to, err)
@@ -299,7 +294,7 @@ func (f *FS) multipartCopy(ctx context.Context, op, from, to string, src object,
 		if !completed {
 			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opts.AbortTimeout)
 			defer cancel()
-			_ = f.abortUpload(actx, f.key(to), aws.ToString(up.UploadId))
+			_ = f.abortUpload(actx, f.keys.Key(to), aws.ToString(up.UploadId))
 		}
 	}()
 	var parts []types.CompletedPart
@@ -340,7 +335,7 @@ func (f *FS) multipartCopy(ctx context.Context, op, from, to string, src object,
 // copySource is the x-amz-copy-source of the storage path name: the
 // bucket and the key, URL-encoded.
 func (f *FS) copySource(name string) string {
-	return f.bucket + "/" + url.PathEscape(f.key(name))
+	return f.bucket + "/" + url.PathEscape(f.keys.Key(name))
 }
 
 // copyError maps the failure of a copy request: a source that no longer
@@ -359,7 +354,7 @@ func (f *FS) copyError(op, from, to string, err error, pre backend.Precondition,
 // verifyCopy checks that the object at to is complete: it has the
 // source's size.
 func (f *FS) verifyCopy(ctx context.Context, op, to string, src object) error {
-	head, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(to))})
+	head, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(to))})
 	if err != nil {
 		return pathError(op, to, err)
 	}
@@ -399,7 +394,7 @@ func (f *FS) Rename(ctx context.Context, from, to string, opts backend.RenameOpt
 	if err := f.verifyCopy(ctx, op, to, src); err != nil {
 		return err
 	}
-	_, err = f.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(from)), IfMatch: optional(src.etag)})
+	_, err = f.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(from)), IfMatch: optional(src.etag)})
 	if err != nil {
 		return pathError(op, from, err)
 	}
@@ -416,23 +411,19 @@ func (f *FS) renameDir(ctx context.Context, from, to string) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if err := f.checkWritable(ctx, to); err != nil {
+	if err := objstore.CheckWritable(ctx, to, f.hasChildren, f.settle); err != nil {
 		return backend.PathError(op, to, err)
 	}
-	var keys []types.Object
-	err := f.listPages(ctx, f.dirPrefix(from), "", func(out *s3.ListObjectsV2Output) (string, error) {
-		keys = append(keys, out.Contents...)
-		return "", nil
-	})
+	keys, err := objstore.All(ctx, f.lister(f.keys.DirPrefix(from), "", listPageSize))
 	if err != nil {
-		return pathError(op, from, err)
+		return &fs.PathError{Op: op, Path: from, Err: err}
 	}
 	var copied, sources []string
 	for _, k := range keys {
-		key := aws.ToString(k.Key)
-		dst := f.dirPrefix(to) + strings.TrimPrefix(key, f.dirPrefix(from))
-		src := object{etag: aws.ToString(k.ETag), size: aws.ToInt64(k.Size)}
-		if err := f.copyKey(ctx, strings.TrimPrefix(key, f.prefix), strings.TrimPrefix(dst, f.prefix), src); err != nil {
+		key := k.Key
+		dst := f.keys.DirPrefix(to) + strings.TrimPrefix(key, f.keys.DirPrefix(from))
+		src := object{etag: k.Entry.Version, size: k.Entry.Size}
+		if err := f.copyKey(ctx, strings.TrimPrefix(key, f.keys.Prefix()), strings.TrimPrefix(dst, f.keys.Prefix()), src); err != nil {
 			// The source is whole; take back the copies made so far.
 			_ = f.deleteKeys(context.WithoutCancel(ctx), copied)
 			return err
@@ -455,7 +446,7 @@ func (f *FS) copyKey(ctx context.Context, from, to string, src object) error {
 	}
 	_, err := f.client.CopyObject(ctx, &s3.CopyObjectInput{
 		Bucket:            &f.bucket,
-		Key:               aws.String(f.key(to)),
+		Key:               aws.String(f.keys.Key(to)),
 		CopySource:        aws.String(f.copySource(from)),
 		CopySourceIfMatch: optional(src.etag),
 	})
@@ -464,7 +455,7 @@ func (f *FS) copyKey(ctx context.Context, from, to string, src object) error {
 
 // beginChange checks what every change checks first.
 func (f *FS) beginChange(op, name string) error {
-	if err := f.checkPath(op, name); err != nil {
+	if err := f.keys.Check(op, name); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {

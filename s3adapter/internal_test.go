@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,22 +14,6 @@ import (
 
 	"github.com/fencefs/fencefs/backend"
 )
-
-func TestDirLevels(t *testing.T) {
-	tests := []struct {
-		dir  string
-		want []string
-	}{
-		{"a", []string{"a"}},
-		{"a/b", []string{"a", "a/b"}},
-		{"a/b/c", []string{"a", "a/b", "a/b/c"}},
-	}
-	for _, tt := range tests {
-		if got := dirLevels(tt.dir); !slices.Equal(got, tt.want) {
-			t.Errorf("dirLevels(%q) = %q, want %q", tt.dir, got, tt.want)
-		}
-	}
-}
 
 // statusError is an error answer with an HTTP status and no known code.
 type statusError int
@@ -121,7 +104,10 @@ func TestConditionalWriteError(t *testing.T) {
 }
 
 func TestCheckPath(t *testing.T) {
-	f := &FS{prefix: strings.Repeat("p", 500) + "/"}
+	f, err := New(newTestClient(), "b", strings.Repeat("p", 500), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		want error
@@ -136,9 +122,9 @@ func TestCheckPath(t *testing.T) {
 		{"~a", backend.ErrInvalidPath},
 	}
 	for _, tt := range tests {
-		err := f.checkPath("stat", tt.name)
+		err := f.keys.Check("stat", tt.name)
 		if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) {
-			t.Errorf("checkPath(%.20q...) = %v, want %v", tt.name, err, tt.want)
+			t.Errorf("Check(%.20q...) = %v, want %v", tt.name, err, tt.want)
 		}
 	}
 }
@@ -163,8 +149,8 @@ func TestNewPrefix(t *testing.T) {
 			t.Errorf("New(prefix %q) error = %v, want ok=%v", tt.prefix, err, tt.ok)
 			continue
 		}
-		if err == nil && f.prefix != tt.want {
-			t.Errorf("New(prefix %q) key prefix = %q, want %q", tt.prefix, f.prefix, tt.want)
+		if err == nil && f.keys.Prefix() != tt.want {
+			t.Errorf("New(prefix %q) key prefix = %q, want %q", tt.prefix, f.keys.Prefix(), tt.want)
 		}
 	}
 }

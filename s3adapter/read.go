@@ -2,15 +2,14 @@ package s3adapter
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Stat returns the metadata of name. A file's Version is its ETag. One
@@ -18,22 +17,10 @@ import (
 // there is one, and whether a key lies below name, which makes it a
 // directory (see the package documentation).
 func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
-	if err := f.checkPath("stat", name); err != nil {
+	if err := f.keys.Check("stat", name); err != nil {
 		return backend.FileInfo{}, err
 	}
-	if name == "." {
-		return dirInfo(name), nil
-	}
-	isDir, obj, err := f.settle(ctx, name)
-	switch {
-	case err != nil:
-		return backend.FileInfo{}, pathError("stat", name, err)
-	case isDir:
-		return dirInfo(name), nil
-	case obj == nil:
-		return backend.FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-	}
-	return objectInfo(name, obj), nil
+	return objstore.Stat(ctx, name, f.settle)
 }
 
 // settleKeys is how many keys the listing of settle asks for: the
@@ -41,65 +28,13 @@ func (f *FS) Stat(ctx context.Context, name string) (backend.FileInfo, error) {
 // ("f.txt.bak" between "f.txt" and "f.txt/"), which are rarely many.
 const settleKeys = 100
 
-// settle finds out what the key of name is with one delimited listing of
-// the keys that start with it: a directory when a key lies below name,
-// whether or not the object exists too, and otherwise the object (nil
-// when there is none). Only when the names between the object and its
-// directory fill the page does a second, one-key listing ask below name.
-func (f *FS) settle(ctx context.Context, name string) (isDir bool, obj *types.Object, err error) {
-	key := f.key(name)
-	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
-		Bucket:    &f.bucket,
-		Prefix:    aws.String(key),
-		Delimiter: aws.String("/"),
-		MaxKeys:   aws.Int32(settleKeys),
-	})
-	if err != nil {
-		return false, nil, err
-	}
-	for _, cp := range out.CommonPrefixes {
-		if aws.ToString(cp.Prefix) == key+"/" {
-			return true, nil, nil
-		}
-	}
-	for i := range out.Contents {
-		if aws.ToString(out.Contents[i].Key) == key {
-			obj = &out.Contents[i]
-			break
-		}
-	}
-	if aws.ToBool(out.IsTruncated) {
-		isDir, err = f.hasChildren(ctx, name)
-		if err != nil || isDir {
-			return isDir, nil, err
-		}
-	}
-	return false, obj, nil
+// settle finds out what name is with one delimited listing of the keys
+// that start with its key, and only when the names between the object and
+// its directory fill that page, a second, one-key listing below name (see
+// [objstore.Keys.Settle]).
+func (f *FS) settle(ctx context.Context, name string) (objstore.Kind, backend.FileInfo, error) {
+	return f.keys.Settle(ctx, name, f.lister(f.keys.Key(name), "/", settleKeys), f.hasChildren)
 }
-
-// objectInfo describes the listed object of name.
-func objectInfo(name string, o *types.Object) backend.FileInfo {
-	_, base := backend.Split(name)
-	return backend.FileInfo{
-		Name:    base,
-		Size:    aws.ToInt64(o.Size),
-		ModTime: aws.ToTime(o.LastModified),
-		Version: aws.ToString(o.ETag),
-	}
-}
-
-// dirInfo describes the directory name.
-func dirInfo(name string) backend.FileInfo {
-	_, base := backend.Split(name)
-	if name == "." {
-		base = "."
-	}
-	return backend.FileInfo{Name: base, Mode: fs.ModeDir}
-}
-
-// settleAttempts bounds how often a read lists again because the object
-// was replaced between its listing and its GET.
-const settleAttempts = 3
 
 // OpenRead streams the object name. A directory gives backend.ErrIsDir
 // and a missing object fs.ErrNotExist, each from the one listing of
@@ -112,50 +47,17 @@ const settleAttempts = 3
 // has changed since does the read list. The stream's Info is the GET's
 // answer (size, modification time, ETag).
 func (f *FS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
-	if err := f.checkPath("open", name); err != nil {
+	if err := f.keys.Check("open", name); err != nil {
 		return nil, err
 	}
-	if name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-	}
-	if known, ok := backend.KnownFile(ctx, name); ok && known.Version != "" {
-		// The caller has just seen name as this object (a walk, a Stat
-		// or a read settled that no directory shadows it): the GET alone
-		// serves it, if it is still that version.
-		r, err := f.get(ctx, name, known.Version)
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-	}
-	var last error
-	for attempt := range settleAttempts {
-		isDir, obj, lerr := f.settle(ctx, name)
-		switch {
-		case lerr != nil:
-			return nil, pathError("open", name, lerr)
-		case isDir:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
-		case obj == nil:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		etag := aws.ToString(obj.ETag)
-		if attempt == settleAttempts-1 {
-			// An object replaced faster than it can be listed and read
-			// is still not shadowed: the last listing said so.
-			etag = ""
-		}
-		r, err := f.get(ctx, name, etag)
-		if !errors.Is(err, backend.ErrPrecondition) && !errors.Is(err, fs.ErrNotExist) {
-			return r, err
-		}
-		last = err
-	}
-	return nil, last
+	return objstore.OpenRead(ctx, name, f.settle, f.get)
 }
 
-// get sends the GET of name, with If-Match when etag is set.
-func (f *FS) get(ctx context.Context, name, etag string) (backend.FileReader, error) {
-	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name)), IfMatch: optional(etag)}, quietChecksums)
+// get sends the GET of name, with If-Match on the listed ETag when there
+// is one.
+func (f *FS) get(ctx context.Context, name string, listed backend.FileInfo) (backend.FileReader, error) {
+	etag := listed.Version
+	out, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(name)), IfMatch: optional(etag)}, quietChecksums)
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
@@ -197,20 +99,13 @@ func (r *objectReader) Close() error { return r.body.Close() }
 // hasChildren reports whether some key lies below the directory name,
 // its marker included, with a one-key listing.
 func (f *FS) hasChildren(ctx context.Context, name string) (bool, error) {
-	out, err := f.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
-		Bucket:  &f.bucket,
-		Prefix:  aws.String(f.dirPrefix(name)),
-		MaxKeys: aws.Int32(1),
-	})
-	if err != nil {
-		return false, err
-	}
-	return len(out.Contents) > 0 || len(out.CommonPrefixes) > 0, nil
+	page, err := f.lister(f.keys.DirPrefix(name), "", 1).NextPage(ctx)
+	return len(page) > 0, err
 }
 
 // objectExists reports whether the object name exists, with a HEAD.
 func (f *FS) objectExists(ctx context.Context, name string) (bool, error) {
-	_, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.key(name))})
+	_, err := f.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &f.bucket, Key: aws.String(f.keys.Key(name))})
 	switch {
 	case err == nil:
 		return true, nil

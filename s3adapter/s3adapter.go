@@ -15,7 +15,9 @@
 // Keys that other tools wrote and that are not canonical storage paths
 // (a leading "/", empty, "." or ".." segments, a NUL or a backslash, a
 // segment starting with "~" or longer than 255 bytes) are skipped by List
-// and Walk: they are never shown under another name.
+// and Walk: they are never shown under another name. These rules, and
+// the walk, are package objstore's, which gcsadapter and azureadapter
+// share.
 //
 // A key that is both an object and a prefix ("a" next to "a/b") is a
 // directory: List, Walk and Stat report the directory, OpenRead and
@@ -45,8 +47,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -55,6 +55,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Limits of S3 and of this adapter.
@@ -127,19 +128,26 @@ func (o Options) withDefaults() (Options, error) {
 type FS struct {
 	client *s3.Client
 	bucket string
-	// prefix is "" for the whole bucket or the key prefix with its
-	// trailing slash.
-	prefix string
-	opts   Options
+	// keys maps storage paths to the keys below the prefix.
+	keys objstore.Keys
+	opts Options
 	// partChecksum is the checksum algorithm of multipart uploads: CRC32
 	// unless the client computes checksums only when required, as the
 	// SDK's upload manager does.
 	partChecksum types.ChecksumAlgorithm
 }
 
+// KeyLimits returns the key limits of S3 and of this adapter, by which
+// New and mount spec parsers judge a prefix ([objstore.CheckPrefix]) and
+// the backend its paths.
+func KeyLimits() objstore.Limits {
+	return objstore.Limits{MaxKeyBytes: MaxKeyBytes, MaxNameBytes: MaxNameBytes}
+}
+
 // New returns a backend over bucket, limited to the keys below prefix
 // ("" for the whole bucket; "tenant1" and "tenant1/" are the same). It
-// does no I/O. The prefix must be a canonical storage path.
+// does no I/O. The prefix must be one [objstore.CheckPrefix] accepts with
+// [KeyLimits]: a canonical storage path.
 func New(client *s3.Client, bucket, prefix string, opts Options) (*FS, error) {
 	if client == nil {
 		return nil, errors.New("s3adapter: nil client")
@@ -147,21 +155,15 @@ func New(client *s3.Client, bucket, prefix string, opts Options) (*FS, error) {
 	if bucket == "" {
 		return nil, errors.New("s3adapter: empty bucket name")
 	}
-	p := strings.TrimSuffix(prefix, "/")
-	if p != "" && (p == "." || !backend.ValidPath(p)) {
-		return nil, fmt.Errorf("s3adapter: prefix %q is not a canonical relative path", prefix)
-	}
-	if p != "" {
-		p += "/"
-	}
-	if len(p) >= MaxKeyBytes {
-		return nil, fmt.Errorf("s3adapter: prefix %q is too long", prefix)
+	keys, err := objstore.NewKeys(prefix, KeyLimits())
+	if err != nil {
+		return nil, fmt.Errorf("s3adapter: %w", err)
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	f := &FS{client: client, bucket: bucket, prefix: p, opts: o}
+	f := &FS{client: client, bucket: bucket, keys: keys, opts: o}
 	if client.Options().RequestChecksumCalculation != aws.RequestChecksumCalculationWhenRequired {
 		f.partChecksum = types.ChecksumAlgorithmCrc32
 	}
@@ -289,53 +291,8 @@ func (f *FS) Bucket() string { return f.bucket }
 // Key returns the object key of the storage path name: the file's key,
 // or for "." the key prefix of the root (empty for a whole bucket).
 func (f *FS) Key(name string) (string, error) {
-	if err := f.checkPath("key", name); err != nil {
+	if err := f.keys.Check("key", name); err != nil {
 		return "", err
 	}
-	return f.key(name), nil
-}
-
-// key returns the object key of a checked storage path.
-func (f *FS) key(name string) string {
-	if name == "." {
-		return f.prefix
-	}
-	return f.prefix + name
-}
-
-// dirPrefix returns the key prefix of the directory name, with its
-// trailing slash ("" for the root of a whole bucket).
-func (f *FS) dirPrefix(name string) string {
-	if name == "." {
-		return f.prefix
-	}
-	return f.prefix + name + "/"
-}
-
-// checkPath refuses non-canonical paths and paths S3 cannot store: a
-// component longer than MaxNameBytes or a key (with room for a
-// directory marker's slash) longer than MaxKeyBytes.
-func (f *FS) checkPath(op, name string) error {
-	if err := backend.CheckPath(op, name); err != nil {
-		return err
-	}
-	if name == "." {
-		return nil
-	}
-	if len(f.prefix)+len(name)+1 > MaxKeyBytes {
-		return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		if len(c) > MaxNameBytes {
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNameTooLong}
-		}
-	}
-	return nil
-}
-
-// representable reports whether a name found in the bucket is a storage
-// path this backend can address (see checkPath), so that listings skip
-// the others instead of showing them under another name.
-func (f *FS) representable(name string) bool {
-	return name != "." && f.checkPath("list", name) == nil
+	return f.keys.Key(name), nil
 }

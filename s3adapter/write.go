@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // OpenWrite starts writing the object name. It fails at once with
@@ -28,7 +28,7 @@ import (
 // documentation for streaming, multipart uploads and preconditions. The
 // returned writer is not safe for concurrent use.
 func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
-	if err := f.checkPath("write", name); err != nil {
+	if err := f.keys.Check("write", name); err != nil {
 		return nil, err
 	}
 	if f.opts.ReadOnly {
@@ -37,21 +37,12 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 	if name == "." {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
 	}
-	if !knownTarget(ctx, name, opts.Precondition) && !knownMissing(ctx, name, opts.Precondition) {
-		if err := f.checkWritable(ctx, name); err != nil {
+	if !objstore.KnownTarget(ctx, name, opts.Precondition) && !knownMissing(ctx, name, opts.Precondition) {
+		if err := objstore.CheckWritable(ctx, name, f.hasChildren, f.settle); err != nil {
 			return nil, err
 		}
 	}
 	return &writer{f: f, ctx: ctx, name: name, pre: opts.Precondition, limit: f.opts.MultipartThreshold}, nil
-}
-
-// knownTarget reports whether the write's target needs no check that it
-// is not a directory: the caller has just seen it as the object of the
-// version the write must still find (backend.WithKnownFile), and the
-// If-Match of that version proves the object's parents are directories.
-func knownTarget(ctx context.Context, name string, pre backend.Precondition) bool {
-	known, ok := backend.KnownFile(ctx, name)
-	return ok && known.Version != "" && pre.MatchVersion == known.Version && pre.MatchHash == ""
 }
 
 // knownMissing reports whether a create needs no check that its target
@@ -64,57 +55,13 @@ func knownMissing(ctx context.Context, name string, pre backend.Precondition) bo
 	return pre.CreateOnly && pre.MatchHash == "" && pre.MatchVersion == "" && backend.KnownMissing(ctx, name)
 }
 
-// checkWritable refuses a write onto a directory or below a file. Both
-// one-key listings are sent concurrently; only when the parent has
-// nothing below it are its ancestors examined, one by one.
-func (f *FS) checkWritable(ctx context.Context, name string) error {
-	parent, _ := backend.Split(name)
-	var (
-		parentOK  = parent == "."
-		parentErr error
-		wg        sync.WaitGroup
-	)
-	if !parentOK {
-		wg.Go(func() { parentOK, parentErr = f.hasChildren(ctx, parent) })
-	}
-	isDir, err := f.hasChildren(ctx, name)
-	wg.Wait()
-	switch {
-	case err != nil:
-		return pathError("write", name, err)
-	case isDir:
-		return &fs.PathError{Op: "write", Path: name, Err: backend.ErrIsDir}
-	case parentErr != nil:
-		return pathError("write", name, parentErr)
-	case parentOK:
-		return nil
-	}
-	return f.checkAncestors(ctx, "write", name, parent)
-}
-
-// checkAncestors walks down to dir (itself included) and fails with
-// backend.ErrNotDir at the first object that is not also a directory,
-// with one listing per level (see settle).
-func (f *FS) checkAncestors(ctx context.Context, op, name, dir string) error {
-	for _, a := range dirLevels(dir) {
-		isDir, obj, err := f.settle(ctx, a)
-		switch {
-		case err != nil:
-			return pathError(op, name, err)
-		case !isDir && obj != nil:
-			return &fs.PathError{Op: op, Path: name, Err: backend.ErrNotDir}
-		}
-	}
-	return nil
-}
-
 // MkdirAll creates dir and its missing parents by writing a marker
 // object ("dir/") for each missing level. An existing directory is not
 // an error; an object on the way gives backend.ErrNotDir, or fs.ErrExist
 // when it is dir itself. One listing per level examined settles what it
-// is (see settle), from dir up to the first level that exists.
+// is (see settle and [objstore.MissingDirs]).
 func (f *FS) MkdirAll(ctx context.Context, dir string) error {
-	if err := f.checkPath("mkdir", dir); err != nil {
+	if err := f.keys.Check("mkdir", dir); err != nil {
 		return err
 	}
 	if f.opts.ReadOnly {
@@ -123,31 +70,11 @@ func (f *FS) MkdirAll(ctx context.Context, dir string) error {
 	if dir == "." {
 		return nil
 	}
-	isDir, obj, err := f.settle(ctx, dir)
-	switch {
-	case err != nil:
-		return pathError("mkdir", dir, err)
-	case isDir:
-		return nil
-	case obj != nil:
-		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
+	levels, err := objstore.MissingDirs(ctx, dir, f.settle)
+	if err != nil {
+		return err
 	}
-	levels := dirLevels(dir)
-	for i, level := range levels[:len(levels)-1] {
-		isDir, obj, err := f.settle(ctx, level)
-		switch {
-		case err != nil:
-			return pathError("mkdir", dir, err)
-		case isDir:
-			continue
-		case obj != nil:
-			return &fs.PathError{Op: "mkdir", Path: dir, Err: backend.ErrNotDir}
-		}
-		// Below the first missing level nothing exists, so the search
-		// stops there.
-		return f.putMarkers(ctx, dir, levels[i:])
-	}
-	return f.putMarkers(ctx, dir, levels[len(levels)-1:])
+	return f.putMarkers(ctx, dir, levels)
 }
 
 // putMarkers writes the directory markers of levels, top down.
@@ -155,7 +82,7 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 	for _, level := range levels {
 		_, err := f.client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket:        &f.bucket,
-			Key:           aws.String(f.dirPrefix(level)),
+			Key:           aws.String(f.keys.DirPrefix(level)),
 			Body:          bytes.NewReader(nil),
 			ContentLength: aws.Int64(0),
 			ContentType:   aws.String("application/x-directory"),
@@ -165,17 +92,6 @@ func (f *FS) putMarkers(ctx context.Context, dir string, levels []string) error 
 		}
 	}
 	return nil
-}
-
-// dirLevels returns dir and its ancestors, top down ("a", "a/b", ...).
-func dirLevels(dir string) []string {
-	var out []string
-	for i := 0; i <= len(dir); i++ {
-		if i == len(dir) || dir[i] == '/' {
-			out = append(out, dir[:i])
-		}
-	}
-	return out
 }
 
 // writer states.
@@ -262,7 +178,7 @@ func (w *writer) flush() error {
 	if w.uploadID == "" {
 		out, err := w.f.client.CreateMultipartUpload(w.ctx, &s3.CreateMultipartUploadInput{
 			Bucket:            &w.f.bucket,
-			Key:               aws.String(w.f.key(w.name)),
+			Key:               aws.String(w.f.keys.Key(w.name)),
 			ChecksumAlgorithm: w.f.partChecksum,
 		})
 		if err != nil {
@@ -303,7 +219,7 @@ func (w *writer) send(data []byte) error {
 	}
 	up := &partUpload{done: make(chan struct{}), data: data}
 	num := int32(len(w.parts) + 1)
-	key, id := w.f.key(w.name), w.uploadID
+	key, id := w.f.keys.Key(w.name), w.uploadID
 	w.inflight = up
 	go func() {
 		defer close(up.done)
@@ -387,7 +303,7 @@ func (w *writer) commit() error {
 	if w.pre.CreateOnly {
 		ifNoneMatch, ifMatch = aws.String("*"), ""
 	}
-	key := aws.String(w.f.key(w.name))
+	key := aws.String(w.f.keys.Key(w.name))
 	if w.uploadID == "" {
 		_, err := w.f.client.PutObject(w.ctx, &s3.PutObjectInput{
 			Bucket:        &w.f.bucket,
@@ -434,7 +350,7 @@ func (w *writer) matchTarget() (string, error) {
 	if w.pre.MatchHash == "" {
 		return w.pre.MatchVersion, nil
 	}
-	in := &s3.GetObjectInput{Bucket: &w.f.bucket, Key: aws.String(w.f.key(w.name))}
+	in := &s3.GetObjectInput{Bucket: &w.f.bucket, Key: aws.String(w.f.keys.Key(w.name))}
 	if w.pre.MatchVersion != "" {
 		in.IfMatch = aws.String(w.pre.MatchVersion)
 	}
@@ -474,7 +390,7 @@ func (w *writer) Close() error {
 	_ = w.wait() // the part's own failure no longer matters
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.f.opts.AbortTimeout)
 	defer cancel()
-	err := w.f.abortUpload(ctx, w.f.key(w.name), w.uploadID)
+	err := w.f.abortUpload(ctx, w.f.keys.Key(w.name), w.uploadID)
 	w.uploadID = ""
 	if err != nil {
 		return pathError("abort", w.name, err)

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/objstore"
 )
 
 // Kind names the storage a mount spec describes.
@@ -147,6 +147,13 @@ func parseLocal(rest string) (Spec, error) {
 	return m, nil
 }
 
+// s3Limits are S3's key limits, as s3adapter.KeyLimits gives them to
+// s3adapter.New; this package does not link the AWS SDK, and package
+// mountspec's tests hold the two to the same answers.
+func s3Limits() objstore.Limits {
+	return objstore.Limits{MaxKeyBytes: 1024, MaxNameBytes: 255}
+}
+
 func parseS3(rest string) (Spec, error) {
 	rest, query, _ := strings.Cut(rest, "?")
 	bucket, prefix, _ := strings.Cut(rest, "/")
@@ -154,8 +161,8 @@ func parseS3(rest string) (Spec, error) {
 		return Spec{}, err
 	}
 	prefix = strings.Trim(prefix, "/")
-	if prefix != "" && (prefix == "." || !backend.ValidPath(prefix)) {
-		return Spec{}, fmt.Errorf("s3: prefix %q is not a canonical relative path", prefix)
+	if _, err := objstore.CheckPrefix(prefix, s3Limits()); err != nil {
+		return Spec{}, fmt.Errorf("s3: %w", err)
 	}
 	m := Spec{Kind: KindS3, S3: S3Spec{Bucket: bucket, Prefix: prefix}}
 	err := parseParams("s3", query, map[string]func(string) error{

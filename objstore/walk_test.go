@@ -1,7 +1,9 @@
-package s3adapter
+package objstore
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"sort"
@@ -11,6 +13,11 @@ import (
 	"github.com/fencefs/fencefs/backend"
 )
 
+// testKeys has the limits the adapters share.
+var testKeys = Keys{limits: Limits{MaxKeyBytes: 1024, MaxNameBytes: maxName}}
+
+const maxName = 255
+
 // walkKeys runs the walker over keys (relative to root, sorted as S3
 // sorts them) and returns what it reported, "d:" for directories and
 // "f:" for files.
@@ -19,8 +26,7 @@ func walkKeys(t *testing.T, root string, keys []string, fn backend.WalkFunc) ([]
 	keys = slices.Clone(keys)
 	sort.Strings(keys)
 	var got []string
-	f := &FS{}
-	w := &walker{root: root, valid: f.representable, fn: func(name string, e backend.DirEntry) error {
+	w := &walker{root: root, valid: testKeys.Valid, fn: func(name string, e backend.DirEntry) error {
 		kind := "f:"
 		if e.IsDir() {
 			kind = "d:"
@@ -72,8 +78,8 @@ func TestWalkerEntries(t *testing.T) {
 			[]string{"/lead", "a//b", "a/./b", "a/../b", "~home/x", "t/~x", "back\\slash", "nul\x00", "C:/x", "ok/C:", "ok/fine"},
 			[]string{"d:a", "d:ok", "f:ok/C:", "f:ok/fine", "d:t"}},
 		{"over-long component skipped", ".",
-			[]string{strings.Repeat("n", MaxNameBytes+1), "d/" + strings.Repeat("n", MaxNameBytes), "d/" + strings.Repeat("m", MaxNameBytes+1) + "/x"},
-			[]string{"d:d", "f:d/" + strings.Repeat("n", MaxNameBytes)}},
+			[]string{strings.Repeat("n", maxName+1), "d/" + strings.Repeat("n", maxName), "d/" + strings.Repeat("m", maxName+1) + "/x"},
+			[]string{"d:d", "f:d/" + strings.Repeat("n", maxName)}},
 		{"empty component below a good directory", ".", []string{"a//b", "a/c"}, []string{"d:a", "f:a/c"}},
 	}
 	for _, tt := range tests {
@@ -124,7 +130,7 @@ func TestWalkerStops(t *testing.T) {
 
 func TestMergeEntries(t *testing.T) {
 	files := []backend.DirEntry{{Name: "a"}, {Name: "b"}}
-	dirs := []backend.DirEntry{dirEntry("a"), dirEntry("c")}
+	dirs := []backend.DirEntry{{Name: "a", Type: fs.ModeDir}, {Name: "c", Type: fs.ModeDir}}
 	got := mergeEntries(files, dirs)
 	backend.SortEntries(got)
 	var names []string
@@ -179,4 +185,110 @@ func hasKeyBelow(keys []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// seekList is a Lister over sorted keys, pageSize a page, that can seek
+// as S3's StartAfter does, and counts its pages.
+type seekList struct {
+	keys     []string
+	pageSize int
+	next     int
+	pages    int
+	err      error
+}
+
+func (l *seekList) More() bool { return l.next < len(l.keys) }
+
+func (l *seekList) NextPage(context.Context) ([]Object, error) {
+	l.pages++
+	if l.err != nil {
+		return nil, l.err
+	}
+	var page []Object
+	for _, k := range l.keys[l.next:min(l.next+l.pageSize, len(l.keys))] {
+		page = append(page, Object{Key: k})
+	}
+	l.next += len(page)
+	return page, nil
+}
+
+func (l *seekList) Seek(key string) {
+	l.next, _ = slices.BinarySearch(l.keys, key)
+	for l.next < len(l.keys) && l.keys[l.next] <= key {
+		l.next++
+	}
+}
+
+// TestWalkSeeksPastSkippedDir checks that a directory fn skips costs no
+// pages beyond the one it starts in, and that the walk goes on after it.
+func TestWalkSeeksPastSkippedDir(t *testing.T) {
+	var keys []string
+	for i := range 100 {
+		keys = append(keys, fmt.Sprintf("p/big/%03d", i))
+	}
+	keys = append(keys, "p/z")
+	k := Keys{prefix: "p/"}
+	l := &seekList{keys: keys, pageSize: 10}
+	var got []string
+	found, err := k.Walk(context.Background(), l, ".", func(name string, e backend.DirEntry) error {
+		got = append(got, name)
+		if name == "big" {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil || !found {
+		t.Fatalf("Walk = %v, %v", found, err)
+	}
+	if want := []string{"big", "z"}; !slices.Equal(got, want) {
+		t.Errorf("walked %q, want %q", got, want)
+	}
+	if l.pages != 2 {
+		t.Errorf("%d pages listed, want 2 (the first, then the one after the skipped directory)", l.pages)
+	}
+}
+
+func TestWalkErrors(t *testing.T) {
+	ctx := context.Background()
+	k := Keys{}
+	listErr := errors.New("listing failed")
+	_, err := k.Walk(ctx, &seekList{keys: []string{"a"}, pageSize: 1, err: listErr}, "d", func(string, backend.DirEntry) error { return nil })
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "walk" || pe.Path != "d" || pe.Err != listErr {
+		t.Errorf("listing error = %#v, want *fs.PathError{walk d listing failed}", err)
+	}
+	stop := errors.New("stop")
+	_, err = k.Walk(ctx, &seekList{keys: []string{"a", "b"}, pageSize: 1}, ".", func(string, backend.DirEntry) error { return stop })
+	if err != stop {
+		t.Errorf("fn's error = %v, want it as it is", err)
+	}
+	var n int
+	_, err = k.Walk(ctx, &seekList{keys: []string{"a", "b"}, pageSize: 1}, ".", func(string, backend.DirEntry) error { n++; return fs.SkipAll })
+	if err != nil || n != 1 {
+		t.Errorf("SkipAll: err %v after %d calls, want nil after 1", err, n)
+	}
+	found, err := k.Walk(ctx, &seekList{}, "d", func(string, backend.DirEntry) error { return nil })
+	if found || err != nil {
+		t.Errorf("empty listing: found %v, err %v", found, err)
+	}
+}
+
+// TestList checks a delimited listing: common prefixes are directories,
+// which hide objects of their name, and the directory's own marker and
+// keys that cannot be named are skipped.
+func TestList(t *testing.T) {
+	k := Keys{prefix: "p/", limits: Limits{MaxKeyBytes: 1024, MaxNameBytes: maxName}}
+	l := &seekList{pageSize: 2, keys: []string{"p/d/", "p/d/a", "p/d/a/", "p/d/b", "p/d/c/", "p/d/~x", "p/d/~y/"}}
+	got, found, err := k.List(context.Background(), l, "d")
+	if err != nil || !found {
+		t.Fatalf("List = %v, %v", found, err)
+	}
+	backend.SortEntries(got)
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Name+map[bool]string{true: "/", false: ""}[e.IsDir()])
+	}
+	if want := []string{"a/", "b", "c/"}; !slices.Equal(names, want) {
+		t.Errorf("List = %q, want %q", names, want)
+	}
 }
