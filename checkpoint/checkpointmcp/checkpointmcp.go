@@ -18,6 +18,7 @@ import (
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/checkpoint"
+	"github.com/fencefs/fencefs/mcpserver"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -97,7 +98,7 @@ func Add(server *mcp.Server, j *checkpoint.Journal, opts Options) {
 			Label string `json:"label"`
 		}
 		if err := decode(req, &a); err != nil {
-			return text(true, err.Error()), nil
+			return refused(tools.KindInvalid, err.Error(), nil), nil
 		}
 		return text(false, list(j, a.Limit, a.Label, opts.Rooted)), nil
 	})
@@ -117,10 +118,10 @@ func Add(server *mcp.Server, j *checkpoint.Journal, opts Options) {
 			Force      bool     `json:"force"`
 		}
 		if err := decode(req, &a); err != nil {
-			return text(true, err.Error()), nil
+			return refused(tools.KindInvalid, err.Error(), nil), nil
 		}
 		if a.Checkpoint == nil {
-			return text(true, "Missing required argument 'checkpoint'."), nil
+			return refused(tools.KindInvalid, "Missing required argument 'checkpoint'.", nil), nil
 		}
 		res, err := j.Restore(ctx, *a.Checkpoint, checkpoint.RestoreOptions{Paths: a.Paths, Force: a.Force, BeforeApply: opts.BeforeRestore})
 		if opts.OnRestore != nil {
@@ -146,6 +147,27 @@ func decode(req *mcp.CallToolRequest, v any) error {
 
 func text(isErr bool, s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isErr, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// refused is a refusal of kind with msg for the model: its Go error (for
+// the links around the tool, such as an audit line's outcome and kind)
+// is a refusal of that kind joined to cause, and its _meta names the
+// outcome and kind as mcpserver's results do.
+func refused(kind tools.Kind, msg string, cause error) *mcp.CallToolResult {
+	return failed(msg, errors.Join(tools.Refusal(kind, msg), cause))
+}
+
+// failed is a result with msg for the model that ended with err: a
+// refusal, or a storage error or the call's end, which the outcome in its
+// _meta tells apart.
+func failed(msg string, err error) *mcp.CallToolResult {
+	res := text(true, msg)
+	res.SetError(err)
+	res.Meta = mcp.Meta{mcpserver.MetaOutcome: string(tools.OutcomeOf(err))}
+	if k := tools.KindOf(err); k != tools.KindUnknown {
+		res.Meta[mcpserver.MetaKind] = string(k)
+	}
+	return res
 }
 
 // show renders a storage path as the tools do.
@@ -197,7 +219,7 @@ func list(j *checkpoint.Journal, limit int, label string, rooted bool) string {
 // restored renders a restore's result.
 func restored(to uint64, res *checkpoint.Result, err error, rooted bool) *mcp.CallToolResult {
 	var ce *checkpoint.ConflictError
-	var refused *checkpoint.AdmitError
+	var admit *checkpoint.AdmitError
 	switch {
 	case errors.As(err, &ce):
 		var b strings.Builder
@@ -205,15 +227,15 @@ func restored(to uint64, res *checkpoint.Result, err error, rooted bool) *mcp.Ca
 		for _, c := range ce.Conflicts {
 			fmt.Fprintf(&b, "\n%s: %s", show(c.Path, rooted), c.Conflict)
 		}
-		return text(true, b.String())
-	case errors.As(err, &refused):
-		return text(true, fmt.Sprintf("The restore to checkpoint %d was refused: %v. Nothing was changed.", to, refused))
+		return refused(tools.KindConflict, b.String(), err)
+	case errors.As(err, &admit):
+		return refused(tools.KindQuota, fmt.Sprintf("The restore to checkpoint %d was refused: %v. Nothing was changed.", to, admit), err)
 	case errors.Is(err, checkpoint.ErrPruned):
-		return text(true, fmt.Sprintf("Checkpoint %d is no longer kept; list_checkpoints shows the oldest kept.", to))
+		return refused(tools.KindNotFound, fmt.Sprintf("Checkpoint %d is no longer kept; list_checkpoints shows the oldest kept.", to), err)
 	case err != nil && res != nil && res.Seq != 0:
-		return text(true, fmt.Sprintf("The restore to checkpoint %d stopped part way; restore to %d again to complete it.", to, to))
+		return failed(fmt.Sprintf("The restore to checkpoint %d stopped part way; restore to %d again to complete it.", to, to), err)
 	case err != nil:
-		return text(true, fmt.Sprintf("The restore to checkpoint %d failed; nothing was changed. Details are in the server's log.", to))
+		return failed(fmt.Sprintf("The restore to checkpoint %d failed; nothing was changed. Details are in the server's log.", to), err)
 	case res.Seq == 0:
 		return text(false, fmt.Sprintf("Nothing to restore: every path is as it was at checkpoint %d.", to))
 	}

@@ -2,6 +2,7 @@ package checkpointmcp_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -129,5 +130,67 @@ func TestListOnly(t *testing.T) {
 	out, isErr := call(t, cs, checkpointmcp.ListTool, nil)
 	if isErr || out != "No checkpoints.\nThe oldest checkpoint kept is 0." {
 		t.Errorf("list on an empty journal: %q", out)
+	}
+}
+
+// TestRefusalKinds: the checkpoint tools' refusals carry their kind as
+// the file tools' do, in _meta for the client and as a Go error for the
+// links around the tool (an audit line's outcome and kind).
+func TestRefusalKinds(t *testing.T) {
+	ctx := t.Context()
+	ns := memfs.New()
+	set, err := tools.New(ns, tools.Options{NoContentHashes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := checkpoint.Open(ctx, ns, memfs.New(), checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := mcpserver.New(set, mcpserver.Options{Wrap: checkpointmcp.Wrap(j, nil)})
+	var seen []error
+	checkpointmcp.Add(server, j, checkpointmcp.Options{Restore: true, Wrap: func(_ *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
+		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, req)
+			if res != nil {
+				seen = append(seen, res.GetError())
+			}
+			return res, err
+		}
+	}})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call(t, cs, "write_file", map[string]any{"path": "a.txt", "content": "one\n"})
+	if err := backend.WriteFile(ctx, ns, "a.txt", []byte("theirs\n"), backend.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		kind tools.Kind
+	}{
+		{map[string]any{"checkpoint": 0}, tools.KindConflict},
+		{map[string]any{}, tools.KindInvalid},
+		{map[string]any{"checkpoint": 0, "bogus": 1}, tools.KindInvalid},
+	} {
+		seen = nil
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: checkpointmcp.RestoreTool, Arguments: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || mcpserver.ResultKind(res) != c.kind || res.Meta[mcpserver.MetaOutcome] != string(tools.OutcomeRefused) {
+			t.Errorf("%v: isError %v, _meta %v; want a refusal of kind %s", c.args, res.IsError, res.Meta, c.kind)
+		}
+		if len(seen) != 1 || !errors.Is(seen[0], c.kind) || tools.OutcomeOf(seen[0]) != tools.OutcomeRefused {
+			t.Errorf("%v: the links saw %v; want a refusal of kind %s", c.args, seen, c.kind)
+		}
 	}
 }
