@@ -113,24 +113,25 @@ func (s *Server) checkCheckpoints() error {
 	case !tenants && !c.Store.Shared():
 		return fmt.Errorf("checkpoints: the store %s names a tenant (%s), but the server serves one namespace", c.Store, tenant.Placeholder)
 	}
-	store, kind, err := s.templateLocation("checkpoints", c.Store, !tenants)
+	stores, kind, err := s.templateLocations("checkpoints", c.Store, !tenants)
 	if err != nil {
 		return fmt.Errorf("checkpoints: the store %s: %w", c.Store, err)
 	}
-	if kind != "" {
-		return fmt.Errorf("checkpoints: a store of kind %s cannot be proven outside the namespaces (use local:, s3://, sftp:// or another URL-like kind)", kind)
+	if kind != "" || len(stores) != 1 {
+		return fmt.Errorf("checkpoints: a store of kind %s cannot be proven outside the namespaces (use local:, s3://, sftp:// or another URL-like kind)", cmp.Or(kind, "layered"))
 	}
+	store := stores[0]
 	var locs []tenant.Location
 	if tenants {
 		for _, tm := range s.cfg.TenantMounts {
-			l, kind, err := s.templateLocation(tm.Name, tm.Template, false)
+			ls, kind, err := s.templateLocations(tm.Name, tm.Template, false)
 			if err != nil {
 				return fmt.Errorf("mount %q: %w", tm.Name, err)
 			}
 			if kind != "" {
 				return fmt.Errorf("checkpoints: the store %s cannot be proven outside mount %q: a mount of kind %s", c.Store, tm.Name, kind)
 			}
-			locs = append(locs, l)
+			locs = append(locs, ls...)
 		}
 	} else if len(s.cfg.Namespace.Mounts) == 0 {
 		root, err := filepath.Abs(s.cfg.Namespace.Root)
@@ -140,11 +141,14 @@ func (s *Server) checkCheckpoints() error {
 		locs = append(locs, tenant.Location{Name: "root", Scheme: string(mountspec.KindLocal), Path: filepath.ToSlash(root)})
 	} else {
 		for _, m := range s.cfg.Namespace.Mounts {
-			l, ok := location(m.Name, absDir(m.Spec))
-			if !ok {
+			ls, err := locations(s.cfg.Schemes, m.Name, m.Spec, 0)
+			if err != nil {
+				return fmt.Errorf("mount %q: %w", m.Name, err)
+			}
+			if len(ls) == 0 {
 				return fmt.Errorf("checkpoints: the store %s cannot be proven outside mount %q: a mount of kind %s", c.Store, m.Name, m.Spec.Kind)
 			}
-			locs = append(locs, l)
+			locs = append(locs, absLocal(ls)...)
 		}
 	}
 	// Another tenant's storage, or a shared mount.
@@ -167,38 +171,43 @@ func (s *Server) checkCheckpoints() error {
 	return nil
 }
 
-// templateLocation returns where the template t of mount name puts its
-// files, with the tenant's segments as tenant.Placeholder; abs makes a
-// local directory absolute (the one namespace's, resolved as it is
-// opened). A kind whose location cannot be compared is returned as kind,
-// with no location.
-func (s *Server) templateLocation(name string, t tenant.Template, abs bool) (loc tenant.Location, kind mountspec.Kind, err error) {
+// templateLocations returns where the template t of mount name puts its
+// files (an overlay's in each of its layers), with the tenant's segments
+// as tenant.Placeholder; abs makes local directories absolute (the one
+// namespace's, resolved as they are opened). A kind whose location cannot
+// be compared is returned as kind, with no location.
+func (s *Server) templateLocations(name string, t tenant.Template, abs bool) (locs []tenant.Location, kind mountspec.Kind, err error) {
 	spec, err := t.Expand(probeID)
 	if err != nil {
-		return tenant.Location{}, "", err
+		return nil, "", err
 	}
 	ms, err := s.cfg.Schemes.Parse(spec)
 	if err != nil {
-		return tenant.Location{}, "", err
+		return nil, "", err
+	}
+	locs, err = locations(s.cfg.Schemes, name, ms, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(locs) == 0 {
+		return nil, ms.Kind, nil
 	}
 	if abs {
-		ms = absDir(ms)
+		locs = absLocal(locs)
 	}
-	l, ok := location(name, ms)
-	if !ok {
-		return tenant.Location{}, ms.Kind, nil
-	}
-	return l, "", nil
+	return locs, "", nil
 }
 
-// absDir returns ms with a local directory made absolute.
-func absDir(ms mountspec.Spec) mountspec.Spec {
-	if ms.Kind == mountspec.KindLocal {
-		if d, err := filepath.Abs(ms.Dir); err == nil {
-			ms.Dir = d
+// absLocal returns locs with their local directories made absolute.
+func absLocal(locs []tenant.Location) []tenant.Location {
+	for i, l := range locs {
+		if l.Scheme == string(mountspec.KindLocal) {
+			if d, err := filepath.Abs(filepath.FromSlash(l.Path)); err == nil {
+				locs[i].Path = filepath.ToSlash(d)
+			}
 		}
 	}
-	return ms
+	return locs
 }
 
 // sameTenantOverlap reports whether, for some tenant id x, a and b (paths

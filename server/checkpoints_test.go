@@ -374,24 +374,37 @@ func TestCheckpointStoreDisjoint(t *testing.T) {
 			t.Errorf("store %s: %v, want ok %v", tc.store, err, tc.ok)
 		}
 	}
-	// An overlay mount's layers are not compared: refused, not assumed.
+	// An overlay mount is compared by its layers: a store beside both is
+	// served, one inside the upper layer or the base is refused.
 	ss := mountspec.Schemes{}
 	ss[overlayspec.Prefix] = overlayspec.New(mountspec.Options{Schemes: ss})
-	ov, _ := tenant.ParseTemplate("overlay:local:" + filepath.Join(dir, "base") + "+local:" + filepath.Join(dir, "up", tenant.Placeholder))
-	store, _ := tenant.ParseTemplate("local:" + filepath.Join(dir, "ckpt", tenant.Placeholder))
-	_, err := server.New(t.Context(), server.Config{
-		TenantMounts: []server.TenantMount{{Name: "ws", Template: ov}},
-		Schemes:      ss,
-		Checkpoints:  &server.Checkpoints{Store: store},
-		Identity:     headerIdentity,
-	})
-	if err == nil || !strings.Contains(err.Error(), `cannot be proven outside mount "ws": a mount of kind overlay:`) {
-		t.Errorf("beside an overlay mount: %v", err)
+	ov, _ := tenant.ParseTemplate("overlay:local:" + filepath.Join(dir, "base") + ":ro+local:" + filepath.Join(dir, "up", tenant.Placeholder))
+	if err := os.MkdirAll(filepath.Join(dir, "base"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ store, want string }{
+		{filepath.Join(dir, "ckpt", tenant.Placeholder), ""},
+		{filepath.Join(dir, "up", tenant.Placeholder, ".ckpt"), "lies inside or around mount ws (layer 2 of 2)"},
+		{filepath.Join(dir, "base", "ckpt", tenant.Placeholder), "ws (layer 1 of 2)"},
+	} {
+		store, _ := tenant.ParseTemplate("local:" + tc.store)
+		srv, err := server.New(t.Context(), server.Config{
+			TenantMounts: []server.TenantMount{{Name: "ws", Template: ov}},
+			Schemes:      ss,
+			Checkpoints:  &server.Checkpoints{Store: store},
+			Identity:     headerIdentity,
+		})
+		if err == nil {
+			srv.Close()
+		}
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("store %s beside an overlay mount: %v, want %q", tc.store, err, tc.want)
+		}
 	}
 	// The one namespace: a store inside its root.
 	root := t.TempDir()
-	store, _ = tenant.ParseTemplate("local:" + filepath.Join(root, "sub", ".ckpt"))
-	_, err = server.New(t.Context(), server.Config{Namespace: server.NamespaceConfig{Root: root}, Checkpoints: &server.Checkpoints{Store: store}})
+	store, _ := tenant.ParseTemplate("local:" + filepath.Join(root, "sub", ".ckpt"))
+	_, err := server.New(t.Context(), server.Config{Namespace: server.NamespaceConfig{Root: root}, Checkpoints: &server.Checkpoints{Store: store}})
 	if err == nil || !strings.Contains(err.Error(), "lies inside or around mount root") {
 		t.Errorf("a store inside the root: %v", err)
 	}
