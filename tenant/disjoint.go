@@ -56,17 +56,28 @@ type OverlapError struct {
 	// TenantA and TenantB are ids for which A's expansion and B's lie
 	// one inside the other; "" for a shared location.
 	TenantA, TenantB ID
+	// SessionA and SessionB are the session ids of A's and B's expansion
+	// when they have {session}: two sessions of one tenant that would
+	// reach the same storage.
+	SessionA, SessionB SessionID
 }
 
 func (e *OverlapError) Error() string {
-	side := func(l Location, id ID) string {
+	side := func(l Location, id ID, sid SessionID) string {
 		if id == "" {
 			return fmt.Sprintf("the shared mount %s (%s)", l.Name, l)
 		}
+		if sid != "" {
+			return fmt.Sprintf("mount %s (%s) of session %q of tenant %q", l.Name, l, sid, id)
+		}
 		return fmt.Sprintf("mount %s (%s) of tenant %q", l.Name, l, id)
 	}
-	return fmt.Sprintf("tenant: %s and %s reach the same storage: a tenant id must never reach a mount the operator did not give it",
-		side(e.A, e.TenantA), side(e.B, e.TenantB))
+	what := "a tenant id"
+	if e.SessionA != "" || e.SessionB != "" {
+		what = "a tenant or session id"
+	}
+	return fmt.Sprintf("tenant: %s and %s reach the same storage: %s must never reach a mount the operator did not give it",
+		side(e.A, e.TenantA, e.SessionA), side(e.B, e.TenantB, e.SessionB), what)
 }
 
 // ErrRelative is matched by the error of Disjoint for a local location
@@ -84,6 +95,14 @@ var ErrRelative = errors.New("relative local path")
 // (tenant "notes" would hold every tenant's notes) and so is
 // "/D/{tenant}" beside a shared "/D/shared". Only ids ParseID accepts are
 // considered, so a directory no id can name (".git") is never a clash.
+//
+// A SessionPlaceholder segment stands for any session id, a value that
+// cannot contain a slash either (ParseSessionID): the proof holds for
+// every tenant and every session at once, and it also refuses two
+// sessions of one tenant that would reach the same storage
+// ("/U/{tenant}/{session}" beside "/U/{tenant}/x/{session}"). A
+// session's location inside its own tenant's (a home mount holding the
+// sessions' directories) is the tenant's own, and allowed.
 // The error is an *OverlapError naming two ids that clash, or matches
 // ErrRelative.
 func Disjoint(locs []Location) error {
@@ -101,8 +120,8 @@ func Disjoint(locs []Location) error {
 			if a.Scheme != b.Scheme || a.Authority != b.Authority || a.Shared() && b.Shared() {
 				continue
 			}
-			if x, y, ok := clash(segs[i], segs[j], !a.Shared(), !b.Shared()); ok {
-				return &OverlapError{A: a, B: b, TenantA: x, TenantB: y}
+			if x, y, sx, sy, ok := clash(segs[i], segs[j], !a.Shared(), !b.Shared()); ok {
+				return &OverlapError{A: a, B: b, TenantA: x, TenantB: y, SessionA: sx, SessionB: sy}
 			}
 		}
 	}
@@ -121,9 +140,16 @@ func segments(l Location) ([]string, error) {
 		return nil, nil
 	}
 	s := strings.Split(p, "/")
+	tenantSeen := false
 	for _, seg := range s {
-		if seg != Placeholder && strings.Contains(seg, Placeholder) {
-			return nil, fmt.Errorf("tenant: mount %s (%s): %s is not a whole path segment", l.Name, l, Placeholder)
+		for _, ph := range []string{Placeholder, SessionPlaceholder} {
+			if seg != ph && strings.Contains(seg, ph) {
+				return nil, fmt.Errorf("tenant: mount %s (%s): %s is not a whole path segment", l.Name, l, ph)
+			}
+		}
+		tenantSeen = tenantSeen || seg == Placeholder
+		if seg == SessionPlaceholder && !tenantSeen {
+			return nil, fmt.Errorf("tenant: mount %s (%s): %s does not follow a %s", l.Name, l, SessionPlaceholder, Placeholder)
 		}
 	}
 	return s, nil
@@ -131,71 +157,131 @@ func segments(l Location) ([]string, error) {
 
 // clash looks for ids x (for a, when hasX) and y (for b, when hasY), x !=
 // y when both are used, such that a expanded for x and b expanded for y
-// are one a prefix of the other, segment-wise.
-func clash(a, b []string, hasX, hasY bool) (x, y ID, ok bool) {
-	// Each id is free, bound to a literal, or (y only) tied to x.
-	var bx, by string
-	tied := false
-	bind := func(v *string, lit string) bool {
-		if _, err := ParseID(lit); err != nil {
+// are one a prefix of the other, segment-wise; or, when x must equal y,
+// for two sessions sx != sy of that tenant whose locations are so. A
+// location of one session beside a location of its whole tenant is the
+// tenant's own and is no clash.
+func clash(a, b []string, hasX, hasY bool) (x, y ID, sx, sy SessionID, ok bool) {
+	// The variables: a's tenant, b's tenant, a's session, b's session.
+	// Each is free, bound to a literal, or equal to others (a class).
+	const vX, vY, vSX, vSY = 0, 1, 2, 3
+	parent := [4]int{0, 1, 2, 3}
+	var lit [4]string
+	var find func(int) int
+	find = func(v int) int {
+		for parent[v] != v {
+			v = parent[v]
+		}
+		return v
+	}
+	union := func(p, q int) bool {
+		p, q = find(p), find(q)
+		if p == q {
+			return true
+		}
+		if lit[p] != "" && lit[q] != "" && lit[p] != lit[q] {
 			return false
 		}
-		if *v != "" && *v != lit {
-			return false
-		}
-		*v = lit
+		parent[q] = p
+		lit[p] = cmpOr(lit[p], lit[q])
 		return true
+	}
+	bind := func(v int, l string) bool {
+		// A session id obeys the rules of a tenant id.
+		if _, err := ParseID(l); err != nil {
+			return false
+		}
+		v = find(v)
+		if lit[v] != "" && lit[v] != l {
+			return false
+		}
+		lit[v] = l
+		return true
+	}
+	varOf := func(seg string, tenantVar, sessionVar int) int {
+		switch seg {
+		case Placeholder:
+			return tenantVar
+		case SessionPlaceholder:
+			return sessionVar
+		}
+		return -1
+	}
+	hasSX, hasSY := false, false
+	for _, seg := range a {
+		hasSX = hasSX || seg == SessionPlaceholder
+	}
+	for _, seg := range b {
+		hasSY = hasSY || seg == SessionPlaceholder
 	}
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
-		pa, pb := a[i] == Placeholder, b[i] == Placeholder
+		va, vb := varOf(a[i], vX, vSX), varOf(b[i], vY, vSY)
+		var good bool
 		switch {
-		case !pa && !pb:
-			if a[i] != b[i] {
-				return "", "", false
-			}
-		case pa && pb:
-			tied = true
-		case pa:
-			if !bind(&bx, b[i]) {
-				return "", "", false
-			}
+		case va < 0 && vb < 0:
+			good = a[i] == b[i]
+		case va >= 0 && vb >= 0:
+			good = union(va, vb)
+		case va >= 0:
+			good = bind(va, b[i])
 		default:
-			if !bind(&by, a[i]) {
-				return "", "", false
-			}
+			good = bind(vb, a[i])
+		}
+		if !good {
+			return "", "", "", "", false
 		}
 	}
-	if tied {
-		// x == y is forced wherever both are bound or tied; with both
-		// templated, a tie means the same tenant only.
-		if hasX && hasY {
-			return "", "", false
-		}
+	// differ reports whether p and q can take different values.
+	differ := func(p, q int) bool {
+		p, q = find(p), find(q)
+		return p != q && (lit[p] == "" || lit[p] != lit[q])
 	}
 	switch {
+	case hasX && hasY && differ(vX, vY):
+	case hasX && hasY && hasSX && hasSY && differ(vSX, vSY):
 	case hasX && hasY:
-		if bx != "" && bx == by {
-			return "", "", false
-		}
-		return ID(pick(bx, by, "t1")), ID(pick(by, bx, "t2")), true
-	case hasX:
-		return ID(pick(bx, "", "t1")), "", true
-	default:
-		return "", ID(pick(by, "", "t1")), true
+		return "", "", "", "", false
 	}
+	// Witnesses: each class its literal, or a name no other class has.
+	val := map[int]string{}
+	used := map[string]bool{}
+	for v := range lit {
+		if r := find(v); lit[r] != "" {
+			val[r] = lit[r]
+			used[lit[r]] = true
+		}
+	}
+	name := func(v int, prefix string, start int) string {
+		r := find(v)
+		if val[r] == "" {
+			for k := start; ; k++ {
+				if c := fmt.Sprintf("%s%d", prefix, k); !used[c] {
+					val[r], used[c] = c, true
+					break
+				}
+			}
+		}
+		return val[r]
+	}
+	if hasX {
+		x = ID(name(vX, "t", 1))
+	}
+	if hasY {
+		y = ID(name(vY, "t", 2))
+	}
+	if hasSX {
+		sx = SessionID(name(vSX, "s", 1))
+	}
+	if hasSY {
+		sy = SessionID(name(vSY, "s", 2))
+	}
+	return x, y, sx, sy, true
 }
 
-// pick returns bound when set, else a witness id that differs from
-// other.
-func pick(bound, other, def string) string {
-	if bound != "" {
-		return bound
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
 	}
-	for _, c := range []string{def, "t1", "t2", "t3"} {
-		if c != other {
-			return c
-		}
-	}
-	return def
+	return b
 }

@@ -68,21 +68,33 @@ func TestDisjointRefusesRelative(t *testing.T) {
 }
 
 // expand returns l's cleaned segments for id.
-func expand(l Location, id ID) []string {
+func expand(l Location, id ID) []string { return expandSession(l, id, "s0") }
+
+// expandSession returns l's cleaned segments for session sid of id.
+func expandSession(l Location, id ID, sid SessionID) []string {
 	s, _ := segments(l)
 	out := make([]string, len(s))
 	for i, seg := range s {
-		out[i] = strings.ReplaceAll(seg, Placeholder, string(id))
+		out[i] = strings.ReplaceAll(strings.ReplaceAll(seg, Placeholder, string(id)), SessionPlaceholder, string(sid))
 	}
 	return out
 }
 
+// hasSession reports whether l names a session.
+func hasSession(l Location) bool { return strings.Contains(l.Path, SessionPlaceholder) }
+
 // overlaps reports whether a for x and b for y lie one inside the other.
 func overlaps(a Location, x ID, b Location, y ID) bool {
+	return overlapsSession(a, x, "s0", b, y, "s0")
+}
+
+// overlapsSession reports whether a for session sx of x and b for
+// session sy of y lie one inside the other.
+func overlapsSession(a Location, x ID, sx SessionID, b Location, y ID, sy SessionID) bool {
 	if a.Scheme != b.Scheme || a.Authority != b.Authority {
 		return false
 	}
-	ea, eb := expand(a, x), expand(b, y)
+	ea, eb := expandSession(a, x, sx), expandSession(b, y, sy)
 	n := min(len(ea), len(eb))
 	for i := 0; i < n; i++ {
 		if ea[i] != eb[i] {
@@ -102,6 +114,10 @@ func FuzzDisjoint(f *testing.F) {
 	f.Add("/D/{tenant}", "/D/shared")
 	f.Add("/D/ws/{tenant}", "/D/notes/{tenant}")
 	f.Add("/{tenant}/{tenant}", "/a/{tenant}/b")
+	f.Add("/U/{tenant}/{session}", "/U/{tenant}/x/{session}")
+	f.Add("/U/{tenant}/{session}", "/U/{tenant}")
+	f.Add("/U/{tenant}/{session}", "/U/{session}")
+	f.Add("/U/{tenant}/{session}/{session}", "/U/{tenant}/a/b")
 	f.Fuzz(func(t *testing.T, pa, pb string) {
 		a := Location{Name: "a", Scheme: "local", Path: pa}
 		b := Location{Name: "b", Scheme: "local", Path: pb}
@@ -119,10 +135,13 @@ func FuzzDisjoint(f *testing.F) {
 			if (oe.TenantA != "" && oe.TenantA.valid() != nil) || (oe.TenantB != "" && oe.TenantB.valid() != nil) {
 				t.Fatalf("witness ids not valid: %v", err)
 			}
-			if !oe.A.Shared() && !oe.B.Shared() && oe.TenantA == oe.TenantB {
-				t.Fatalf("witness is one tenant: %v", err)
+			if !oe.A.Shared() && !oe.B.Shared() && oe.TenantA == oe.TenantB && (oe.SessionA == "" || oe.SessionA == oe.SessionB) {
+				t.Fatalf("witness is one tenant's one session: %v", err)
 			}
-			if !overlaps(oe.A, oe.TenantA, oe.B, oe.TenantB) {
+			if (oe.SessionA != "" && oe.SessionA.valid() != nil) || (oe.SessionB != "" && oe.SessionB.valid() != nil) {
+				t.Fatalf("witness session ids not valid: %v", err)
+			}
+			if !overlapsSession(oe.A, oe.TenantA, oe.SessionA, oe.B, oe.TenantB, oe.SessionB) {
 				t.Fatalf("witness does not overlap: %v", err)
 			}
 			return
@@ -130,7 +149,7 @@ func FuzzDisjoint(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q, %q: %v", pa, pb, err)
 		}
-		ids := []ID{"t1", "t2", "t3"}
+		ids := []ID{"t1", "t2", "t3", "s0"}
 		for _, seg := range append(sa, sb...) {
 			if _, e := ParseID(seg); e == nil {
 				ids = append(ids, ID(seg))
@@ -144,11 +163,18 @@ func FuzzDisjoint(f *testing.F) {
 				}
 				for _, x := range ids {
 					for _, y := range ids {
-						if !l.Shared() && !m.Shared() && x == y {
-							continue
-						}
-						if overlaps(l, x, m, y) {
-							t.Fatalf("%q, %q accepted, but %s for %q overlaps %s for %q", pa, pb, l, x, m, y)
+						for _, sx := range ids {
+							for _, sy := range ids {
+								// One tenant's own storage may overlap, but
+								// not two sessions' of it.
+								sameTenant := !l.Shared() && !m.Shared() && x == y
+								if sameTenant && !(hasSession(l) && hasSession(m) && sx != sy) {
+									continue
+								}
+								if overlapsSession(l, x, SessionID(sx), m, y, SessionID(sy)) {
+									t.Fatalf("%q, %q accepted, but %s for %q/%q overlaps %s for %q/%q", pa, pb, l, x, sx, m, y, sy)
+								}
+							}
 						}
 					}
 				}
