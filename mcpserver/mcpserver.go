@@ -86,6 +86,11 @@ type Options struct {
 	// (for NewShared, defs' tool), around the handler of the request's
 	// target.
 	Wrap func(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler
+	// SessionID, when set, gives the id of each session the server opens
+	// over stateful streamable HTTP (mcp.ServerOptions.GetSessionID), for
+	// a server that made the session's storage before the session
+	// existed; nil lets the SDK draw a random one.
+	SessionID func() string
 }
 
 // DefaultMaxResourceBytes is the largest file resources/read returns by
@@ -137,6 +142,7 @@ func build(defs *tools.Set, opts Options, find func(context.Context) (*Target, e
 		// client.
 		Capabilities: &mcp.ServerCapabilities{},
 		SetCacheable: private,
+		GetSessionID: opts.SessionID,
 	}
 	if opts.Resources {
 		sopts.CompletionHandler = c.onComplete

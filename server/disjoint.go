@@ -14,6 +14,9 @@ import (
 // tenant.Placeholder in the parsed location.
 const probeID = "fencefs-disjoint-probe-0"
 
+// probeSession stands for every session id as probeID does for tenants.
+const probeSession = "fencefs-disjoint-session-0"
+
 // checkDisjoint proves the tenant mounts disjoint as a set for every
 // tenant id (tenant.Disjoint): no id reaches another tenant's storage or
 // a shared mount's, and no local template is relative. A mount of a
@@ -27,7 +30,7 @@ const probeID = "fencefs-disjoint-probe-0"
 func checkDisjoint(schemes mountspec.Schemes, mounts []TenantMount) error {
 	var locs []tenant.Location
 	for _, tm := range mounts {
-		spec, err := tm.Template.Expand(probeID)
+		spec, err := tm.Template.ExpandSession(probeID, probeSession)
 		if err != nil {
 			return err
 		}
@@ -99,7 +102,7 @@ func location(name string, ms mountspec.Spec) (tenant.Location, bool) {
 		rest, _, _ := strings.Cut(ms.Opaque, "?")
 		l.Authority, l.Path, _ = strings.Cut(rest, "/")
 	}
-	l.Path = replaceSegments(l.Path, probeID, tenant.Placeholder)
+	l.Path = replaceSegments(replaceSegments(l.Path, probeID, tenant.Placeholder), probeSession, tenant.SessionPlaceholder)
 	return l, true
 }
 

@@ -87,6 +87,8 @@ func (s *Server) newHandler() http.Handler {
 	handler = promhttp.InstrumentHandlerInFlight(s.metrics.inFlight, handler)
 	if s.tenants != nil {
 		handler = tenant.WithValue(s.tenants, handler)
+	} else if s.sessions != nil {
+		handler = s.sessionHandler(handler)
 	}
 	if s.cfg.Identity != nil {
 		handler = s.identify(mux, handler)
@@ -100,6 +102,9 @@ func (s *Server) newHandler() http.Handler {
 // mcp.NewStreamableHTTPHandler): the one of its tenant's namespace and
 // the tools its identity's scopes grant.
 func (s *Server) getServer(req *http.Request) *mcp.Server {
+	if s.sessions != nil {
+		return s.sessionServer(req)
+	}
 	v := s.single
 	if s.tenants != nil {
 		v, _ = tenant.ValueFrom[*Servers](req.Context())

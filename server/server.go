@@ -143,6 +143,12 @@ type Server struct {
 	// single serves the one namespace; nil with tenants.
 	single  *Servers
 	tenants *tenant.Cache[tenant.ID, *Servers]
+	// sessions hold the namespaces of the stateful sessions when a
+	// template names {session} (tenants is then nil); see sessions.go.
+	sessions *tenant.Cache[sessionKey, *Servers]
+	// stub answers the SDK's protocol-version check of a request of an
+	// open session, which its session's own server then serves.
+	stub    *mcp.Server
 	ready   func(context.Context) error
 	handler http.Handler
 	// mcpHandler is the MCP endpoint within handler.
@@ -262,6 +268,10 @@ func (s *Server) openTenants() error {
 	if err := checkDisjoint(s.cfg.Schemes, s.cfg.TenantMounts); err != nil {
 		return err
 	}
+	if perSession(s.cfg.TenantMounts) {
+		s.ready = s.tenantReadiness()
+		return s.openSessions()
+	}
 	var err error
 	s.tenants, err = tenant.NewCache(tenant.CacheOptions[tenant.ID, *Servers]{
 		Size:    cmp.Or(s.cfg.TenantCache, 1000),
@@ -289,6 +299,12 @@ func (s *Server) tenantUsage(ctx context.Context, t string) (quota.Usage, error)
 
 // openTenant opens the namespace of tenant id from the templates.
 func (s *Server) openTenant(ctx context.Context, id tenant.ID) (*Servers, error) {
+	return s.openNamespace(ctx, id, "")
+}
+
+// openNamespace opens the namespace of session sid of tenant id ("" for
+// the tenant's, when no template names {session}) from the templates.
+func (s *Server) openNamespace(ctx context.Context, id tenant.ID, sid tenant.SessionID) (*Servers, error) {
 	nc := s.cfg.Namespace
 	nc.Root, nc.Mounts = "", nil
 	// The tenant's policy narrows the server's: more denied and protected
@@ -297,13 +313,18 @@ func (s *Server) openTenant(ctx context.Context, id tenant.ID) (*Servers, error)
 		nc.Tools = s.cfg.TenantPolicies.For(id).Narrow(nc.Tools)
 	}
 	for _, tm := range s.cfg.TenantMounts {
-		spec, err := tm.Template.Expand(id)
+		spec, err := tm.Template.ExpandSession(id, sid)
 		if err != nil {
 			return nil, err
 		}
 		ms, err := s.cfg.Schemes.Parse(spec)
 		if err != nil {
 			return nil, fmt.Errorf("mount %q: %w", tm.Name, err)
+		}
+		if tm.Template.PerSession() {
+			if err := s.makeSessionDirs(tm.Name, ms, sid); err != nil {
+				return nil, err
+			}
 		}
 		nc.Mounts = append(nc.Mounts, Mount{Name: tm.Name, Spec: ms, Shared: tm.Template.Shared()})
 	}
@@ -320,7 +341,9 @@ func (s *Server) openTenant(ctx context.Context, id tenant.ID) (*Servers, error)
 		s.logger.ErrorContext(ctx, "opening a tenant's namespace", "error", err)
 		return nil, errors.New("its storage could not be opened")
 	}
-	return s.newServers(ns), nil
+	v := s.newServers(ns)
+	v.session = sid
+	return v, nil
 }
 
 // tenantReadiness returns the check of /readyz with tenant mounts: every
@@ -375,6 +398,9 @@ func (s *Server) Close() error {
 	if s.tenants != nil {
 		s.tenants.Close()
 	}
+	if s.sessions != nil {
+		s.sessions.Close()
+	}
 	var err error
 	if s.single != nil {
 		err = s.single.ns.Close()
@@ -409,6 +435,9 @@ type Servers struct {
 	// changes carries the namespace's changes to its sessions'
 	// subscriptions, and no further: a tenant hears only of its own.
 	changes *mcpserver.Changes
+	// session is the id of the one stateful session the namespace is
+	// for (a {session} template), which its server gives the SDK.
+	session tenant.SessionID
 
 	mu sync.Mutex
 	// first is the target of the first tool list asked for (almost every
@@ -676,6 +705,12 @@ func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool, fin
 	opts.Instructions = s.instructions(v)
 	opts.Logger = s.logger
 	opts.Resources = reads
+	if v.session != "" {
+		// The session's storage was made under this id before the
+		// session existed: the SDK issues it as the Mcp-Session-Id.
+		sid := string(v.session)
+		opts.SessionID = func() string { return sid }
+	}
 	srv := mcpserver.NewShared(set, opts, find)
 	if s.cfg.OnMCPServer != nil {
 		s.cfg.OnMCPServer(srv)

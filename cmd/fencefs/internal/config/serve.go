@@ -94,7 +94,7 @@ func checkTenantMount(schemes spec.Schemes, s string) error {
 	if err != nil {
 		return fmt.Errorf("mount %q: %w", name, err)
 	}
-	expanded, err := t.Expand("t")
+	expanded, err := t.ExpandSession("t", "s")
 	if err == nil {
 		_, err = schemes.Parse(expanded)
 	}
