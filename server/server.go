@@ -148,7 +148,10 @@ type Server struct {
 	sessions *tenant.Cache[sessionKey, *Servers]
 	// stub answers the SDK's protocol-version check of a request of an
 	// open session, which its session's own server then serves.
-	stub    *mcp.Server
+	stub *mcp.Server
+	// ended are closed as the sessions' namespaces close, by session.
+	endedMu sync.Mutex
+	ended   map[sessionKey]chan struct{}
 	ready   func(context.Context) error
 	handler http.Handler
 	// mcpHandler is the MCP endpoint within handler.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -85,10 +86,22 @@ func (s *Server) openSessions() error {
 		return err
 	}
 	s.stub = mcp.NewServer(&mcp.Implementation{Name: "fencefs"}, nil)
+	s.ended = map[sessionKey]chan struct{}{}
+	s.metrics.gauge("fencefs_session_namespaces", "Namespaces open for stateful MCP sessions ({session} in a tenant mount); each closes when its session ends.", func() float64 {
+		return float64(s.sessions.Len())
+	})
 	s.quotas, err = NewQuotas(s.cfg.Quota, s.cfg.QuotaTenants, func(context.Context, string) (quota.Usage, error) {
 		return quota.Usage{}, errors.New("no storage usage per session") // not reached: storage limits are refused above
 	})
 	return err
+}
+
+// sessionEnded returns the channel closed once the namespace of key is
+// closed after its session ended, or nil.
+func (s *Server) sessionEnded(key sessionKey) chan struct{} {
+	s.endedMu.Lock()
+	defer s.endedMu.Unlock()
+	return s.ended[key]
 }
 
 // sessionSlot carries, through the SDK, the namespace an initialize
@@ -112,8 +125,19 @@ func (s *Server) sessionHandler(next http.Handler) http.Handler {
 			http.Error(w, err.Error(), tenant.StatusCode(err))
 			return
 		}
-		if r.Header.Get("Mcp-Session-Id") != "" {
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+			// A DELETE answers once the session's namespace is closed.
+			var ended chan struct{}
+			if r.Method == http.MethodDelete {
+				ended = s.sessionEnded(sessionKey{tenant: id.Tenant, session: tenant.SessionID(sid)})
+			}
 			next.ServeHTTP(w, r)
+			if ended != nil {
+				select {
+				case <-ended:
+				case <-time.After(shutdownTimeout):
+				}
+			}
 			return
 		}
 		if r.Method != http.MethodPost || !isInitialize(r) {
@@ -134,9 +158,17 @@ func (s *Server) sessionHandler(next http.Handler) http.Handler {
 		if slot.srv != nil {
 			for ss := range slot.srv.Sessions() {
 				s.logger.InfoContext(r.Context(), "opened a session's namespace", "tenant", string(id.Tenant), "session", ss.ID())
+				ended := make(chan struct{})
+				s.endedMu.Lock()
+				s.ended[key] = ended
+				s.endedMu.Unlock()
 				go func() {
 					ss.Wait()
 					s.sessions.Remove(key)
+					s.endedMu.Lock()
+					delete(s.ended, key)
+					s.endedMu.Unlock()
+					close(ended)
 				}()
 				return
 			}

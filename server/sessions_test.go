@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -87,7 +88,25 @@ func (f *sessionsFixture) connect(t *testing.T, id string) *mcp.ClientSession {
 	return cs
 }
 
-// upper opens the overlay of session sid of tenant id, as `fencefs
+// metric reads a gauge of /metrics.
+func (f *sessionsFixture) metric(t *testing.T, name string) string {
+	t.Helper()
+	res, err := http.Get(f.hs.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			return v
+		}
+	}
+	t.Fatalf("no %s in /metrics", name)
+	return ""
+}
+
+// overlay opens the overlay of session sid of tenant id, as `fencefs
 // overlay diff` does.
 func (f *sessionsFixture) overlay(t *testing.T, id, sid string) *overlay.FS {
 	t.Helper()
@@ -160,9 +179,16 @@ func TestSessionTemplates(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(f.up, "t1")); len(entries) != 2 {
 		t.Errorf("t1's upper layers: %d, want one per session (2)", len(entries))
 	}
-	// The session ends; its upper layer stays for review.
+	if got := f.metric(t, "fencefs_session_namespaces"); got != "3" {
+		t.Errorf("session namespaces open: %s, want 3", got)
+	}
+	// The session ends (DELETE): its namespace is closed before the
+	// answer; its upper layer stays for review.
 	if err := s1.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if got := f.metric(t, "fencefs_session_namespaces"); got != "2" {
+		t.Errorf("session namespaces open after one ended: %s, want 2", got)
 	}
 	if _, err := os.Stat(filepath.Join(f.up, "t1", s1.ID(), "a.txt")); err != nil {
 		t.Errorf("the ended session's upper layer: %v", err)
