@@ -125,6 +125,7 @@ func FuzzTemplate(f *testing.F) {
 	f.Add("ws=s3://bucket/tenants/{tenant}/ws?region=x", "t1")
 	f.Add("home=local:{tenant}:ro", "t10")
 	f.Add("ws=s3://{tenant}/x", "a")
+	f.Add("ws=local:/u/{tenant}/{session}/x", "t1")
 	f.Fuzz(func(t *testing.T, spec, rawID string) {
 		tmpl, err := ParseTemplate(spec)
 		if err != nil {
@@ -134,9 +135,16 @@ func FuzzTemplate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got, err := tmpl.Expand(id)
+		if _, err := tmpl.Expand(id); (err != nil) != tmpl.PerSession() {
+			t.Fatalf("Expand(%q) of %q: %v, per session %v", id, spec, err, tmpl.PerSession())
+		}
+		const sid = "SESSION0"
+		got, err := tmpl.ExpandSession(id, sid)
 		if err != nil {
-			t.Fatalf("Expand(%q) of %q: %v", id, spec, err)
+			t.Fatalf("ExpandSession(%q) of %q: %v", id, spec, err)
+		}
+		if strings.Count(got, sid) < strings.Count(spec, SessionPlaceholder) || strings.Contains(got, SessionPlaceholder) && !strings.Contains(string(id), SessionPlaceholder) {
+			t.Fatalf("ExpandSession(%q) of %q = %q", id, spec, got)
 		}
 		if strings.Count(got, string(id)) < strings.Count(spec, Placeholder) {
 			t.Fatalf("Expand(%q) of %q = %q", id, spec, got)
