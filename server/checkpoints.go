@@ -177,7 +177,7 @@ func (s *Server) checkCheckpoints() error {
 // namespace's, resolved as they are opened). A kind whose location cannot
 // be compared is returned as kind, with no location.
 func (s *Server) templateLocations(name string, t tenant.Template, abs bool) (locs []tenant.Location, kind mountspec.Kind, err error) {
-	spec, err := t.Expand(probeID)
+	spec, err := t.ExpandSession(probeID, probeSession)
 	if err != nil {
 		return nil, "", err
 	}

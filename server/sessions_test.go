@@ -30,7 +30,7 @@ type sessionsFixture struct {
 	hs       *httptest.Server
 }
 
-func newSessionsFixture(t *testing.T, stateless bool) (*sessionsFixture, error) {
+func newSessionsFixture(t *testing.T, mod func(*server.Config)) (*sessionsFixture, error) {
 	t.Helper()
 	dir := t.TempDir()
 	f := &sessionsFixture{base: filepath.Join(dir, "base"), up: filepath.Join(dir, "up")}
@@ -49,11 +49,10 @@ func newSessionsFixture(t *testing.T, stateless bool) (*sessionsFixture, error) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(context.Background(), server.Config{
+	cfg := server.Config{
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
 		Schemes:      f.schemes,
 		Namespace:    server.NamespaceConfig{StorageTimeout: 10 * time.Second},
-		Stateless:    stateless,
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), nil)),
 		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
 			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
@@ -62,7 +61,11 @@ func newSessionsFixture(t *testing.T, stateless bool) (*sessionsFixture, error) 
 			}
 			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
 		}),
-	})
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := server.New(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func (f *sessionsFixture) overlay(t *testing.T, id, sid string) *overlay.FS {
 // alone; ending a session closes its namespace and keeps its upper layer
 // for review.
 func TestSessionTemplates(t *testing.T) {
-	f, err := newSessionsFixture(t, false)
+	f, err := newSessionsFixture(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,10 +202,17 @@ func TestSessionTemplates(t *testing.T) {
 // the tenant that opened it; a request without one, or a stateless
 // server, is refused saying why.
 func TestSessionTemplatesRefusals(t *testing.T) {
-	if _, err := newSessionsFixture(t, true); err == nil || !strings.Contains(err.Error(), "needs stateful HTTP sessions") {
+	if _, err := newSessionsFixture(t, func(c *server.Config) { c.Stateless = true }); err == nil || !strings.Contains(err.Error(), "needs stateful HTTP sessions") {
 		t.Fatalf("a stateless server with {session}: %v, want a refusal", err)
 	}
-	f, err := newSessionsFixture(t, false)
+	store, err := tenant.ParseTemplate("local:" + filepath.Join(t.TempDir(), tenant.Placeholder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newSessionsFixture(t, func(c *server.Config) { c.Checkpoints = &server.Checkpoints{Store: store} }); err == nil || !strings.Contains(err.Error(), "not yet served with {session}") {
+		t.Fatalf("checkpoints with {session}: %v, want a refusal", err)
+	}
+	f, err := newSessionsFixture(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
