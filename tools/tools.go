@@ -175,9 +175,8 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	}
 	s.byName = make(map[string]*Tool)
 	for _, name := range opts.Tools {
-		t := s.build(name)
-		t.Description = shared.intern(t.Description)
-		t.call = s.withPathHints(name, t.call)
+		t := s.tool(name)
+		t.call = s.withPathHints(name, s.callOf(name))
 		t.timeout = opts.CallTimeout
 		s.tools = append(s.tools, t)
 		s.byName[name] = t
@@ -185,8 +184,80 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	return s, nil
 }
 
-// build makes the named tool. The walker tools are built in their own
-// files (search.go, find.go, listfiles.go, grep.go).
+// tool makes the named tool, without its call: with the texts the
+// process already holds for Sets with its options (textKey), built only
+// the first time.
+func (s *Set) tool(name string) *Tool {
+	k := s.textKey(name)
+	if t, ok := shared.tool(k); ok {
+		return &t
+	}
+	t := s.build(name)
+	t.Description = shared.intern(t.Description)
+	shared.putTool(k, *t)
+	return t
+}
+
+// textKey returns the key of the named tool's texts in this Set: every
+// option a tool's description, schema or annotations read. A builder
+// that reads a further option must add it here
+// (TestSharedTextsMatchBuilt checks every combination of these).
+func (s *Set) textKey(name string) textKey {
+	o := &s.opts
+	return textKey{
+		name:             name,
+		rooted:           s.rooted,
+		maxReadLines:     o.MaxReadLines,
+		maxReadChars:     o.MaxReadChars,
+		maxListResults:   o.MaxListResults,
+		maxSearchResults: o.MaxSearchResults,
+		maxFindResults:   o.MaxFindResults,
+		readOnly:         o.ReadOnly,
+		noContentHashes:  o.NoContentHashes,
+		requireRead:      o.RequireRead,
+		noUnicode:        o.NoUnicodePathMatch,
+		editTolerance:    o.EditTolerance,
+	}
+}
+
+// callOf returns the function that runs the named tool.
+func (s *Set) callOf(name string) func(context.Context, json.RawMessage) (string, error) {
+	switch name {
+	case nameReadFile:
+		return s.readFile
+	case nameWriteFile:
+		return s.writeFile
+	case nameEditFile:
+		return s.editFile
+	case nameListDirectory:
+		return s.listDirectory
+	case nameSearchFiles:
+		return s.searchFiles
+	case nameFindFiles:
+		return s.findFiles
+	case nameCreateDirectory:
+		return s.createDirectory
+	case nameFileInfo:
+		return s.fileInfo
+	case nameListFiles:
+		return s.listFiles
+	case nameGrep:
+		return s.grep
+	case nameApplyPatch:
+		return s.applyPatch
+	case nameDeleteFile:
+		return s.deleteFile
+	case nameMoveFile:
+		return func(ctx context.Context, raw json.RawMessage) (string, error) { return s.transfer(ctx, raw, true) }
+	case nameCopyFile:
+		return func(ctx context.Context, raw json.RawMessage) (string, error) { return s.transfer(ctx, raw, false) }
+	}
+	panic("tools: no call for " + name)
+}
+
+// build makes the named tool's texts (its call is callOf's). The walker
+// tools are built in their own files (search.go, find.go, listfiles.go,
+// grep.go).
 func (s *Set) build(name string) *Tool {
 	switch name {
 	case nameReadFile:
