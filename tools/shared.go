@@ -32,7 +32,7 @@ type textCache struct {
 	mu      sync.RWMutex
 	strs    map[string]string
 	schemas map[string]json.RawMessage // by compact schema
-	// tools are built tools without their call, by the options their
+	// tools are built tools without their Set, by the options their
 	// texts read: a cold tenant's Set takes them instead of formatting
 	// its descriptions and schemas again.
 	tools map[textKey]Tool
@@ -59,9 +59,9 @@ func (c *textCache) tool(k textKey) (Tool, bool) {
 	return t, ok
 }
 
-// putTool keeps the texts of the tool t (its call dropped) under k.
+// putTool keeps the texts of the tool t (its Set dropped) under k.
 func (c *textCache) putTool(k textKey, t Tool) {
-	t.call, t.timeout = nil, 0
+	t.set, t.timeout = nil, 0
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.tools[k]; !ok && len(c.tools) < maxSharedTexts {

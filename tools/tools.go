@@ -88,9 +88,15 @@ type Tool struct {
 	// Annotations are hints for hosts.
 	Annotations Annotations
 
-	call func(ctx context.Context, args json.RawMessage) (string, error)
+	// set runs the tool (Set.hinted); nil in the process's shared texts.
+	set *Set
 	// timeout is Options.CallTimeout; <= 0 sets no bound.
 	timeout time.Duration
+}
+
+// call runs the tool with its path hints.
+func (t *Tool) call(ctx context.Context, args json.RawMessage) (string, error) {
+	return t.set.hinted(ctx, t.Name, args)
 }
 
 // Annotations are hints about a tool's behaviour, as MCP defines them.
@@ -173,29 +179,31 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	if s.rules, err = s.policyRules(opts); err != nil {
 		return nil, err
 	}
-	s.byName = make(map[string]*Tool)
-	for _, name := range opts.Tools {
-		t := s.tool(name)
-		t.call = s.withPathHints(name, s.callOf(name))
+	s.byName = make(map[string]*Tool, len(opts.Tools))
+	s.tools = make([]*Tool, len(opts.Tools))
+	all := make([]Tool, len(opts.Tools)) // one allocation for them all
+	for i, name := range opts.Tools {
+		t := &all[i]
+		*t = s.tool(name)
+		t.set = s
 		t.timeout = opts.CallTimeout
-		s.tools = append(s.tools, t)
+		s.tools[i] = t
 		s.byName[name] = t
 	}
 	return s, nil
 }
 
-// tool makes the named tool, without its call: with the texts the
-// process already holds for Sets with its options (textKey), built only
-// the first time.
-func (s *Set) tool(name string) *Tool {
+// tool returns the named tool's texts: the ones the process already
+// holds for Sets with its options (textKey), built only the first time.
+func (s *Set) tool(name string) Tool {
 	k := s.textKey(name)
 	if t, ok := shared.tool(k); ok {
-		return &t
+		return t
 	}
 	t := s.build(name)
 	t.Description = shared.intern(t.Description)
 	shared.putTool(k, *t)
-	return t
+	return *t
 }
 
 // textKey returns the key of the named tool's texts in this Set: every
@@ -220,42 +228,42 @@ func (s *Set) textKey(name string) textKey {
 	}
 }
 
-// callOf returns the function that runs the named tool.
-func (s *Set) callOf(name string) func(context.Context, json.RawMessage) (string, error) {
+// run runs the named tool.
+func (s *Set) run(ctx context.Context, name string, raw json.RawMessage) (string, error) {
 	switch name {
 	case nameReadFile:
-		return s.readFile
+		return s.readFile(ctx, raw)
 	case nameWriteFile:
-		return s.writeFile
+		return s.writeFile(ctx, raw)
 	case nameEditFile:
-		return s.editFile
+		return s.editFile(ctx, raw)
 	case nameListDirectory:
-		return s.listDirectory
+		return s.listDirectory(ctx, raw)
 	case nameSearchFiles:
-		return s.searchFiles
+		return s.searchFiles(ctx, raw)
 	case nameFindFiles:
-		return s.findFiles
+		return s.findFiles(ctx, raw)
 	case nameCreateDirectory:
-		return s.createDirectory
+		return s.createDirectory(ctx, raw)
 	case nameFileInfo:
-		return s.fileInfo
+		return s.fileInfo(ctx, raw)
 	case nameListFiles:
-		return s.listFiles
+		return s.listFiles(ctx, raw)
 	case nameGrep:
-		return s.grep
+		return s.grep(ctx, raw)
 	case nameApplyPatch:
-		return s.applyPatch
+		return s.applyPatch(ctx, raw)
 	case nameDeleteFile:
-		return s.deleteFile
+		return s.deleteFile(ctx, raw)
 	case nameMoveFile:
-		return func(ctx context.Context, raw json.RawMessage) (string, error) { return s.transfer(ctx, raw, true) }
+		return s.transfer(ctx, raw, true)
 	case nameCopyFile:
-		return func(ctx context.Context, raw json.RawMessage) (string, error) { return s.transfer(ctx, raw, false) }
+		return s.transfer(ctx, raw, false)
 	}
 	panic("tools: no call for " + name)
 }
 
-// build makes the named tool's texts (its call is callOf's). The walker
+// build makes the named tool's texts (its call is run's). The walker
 // tools are built in their own files (search.go, find.go, listfiles.go,
 // grep.go).
 func (s *Set) build(name string) *Tool {
