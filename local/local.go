@@ -25,8 +25,12 @@ const maxPathBytes = unix.PathMax - 1
 // concurrent use. Storage paths name files below the root; host paths never
 // appear in its errors.
 type FS struct {
-	root     string // the cleaned absolute host path of the root, as given
-	realRoot string // root with its symlinks resolved; equal to root without any
+	root string // the cleaned absolute host path of the root, as given
+	// realRoot is root with its symlinks resolved (equal to root without
+	// any), found on the first host path to map (realRootOnce): few
+	// roots ever map one, and every root would pay for it at New.
+	realRoot     string
+	realRootOnce sync.Once
 
 	id       dirKey // the root directory's device and inode
 	fallback bool   // open with os.Root, the kernel has no openat2
@@ -84,18 +88,13 @@ func newFS(root string, forceRoot bool) (*FS, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
 	}
-	realRoot, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		unix.Close(fd)
-		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
-	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
 	}
-	f := &FS{root: abs, realRoot: realRoot, id: dirKey{uint64(st.Dev), st.Ino}}
-	f.fallback = forceRoot || !openat2Supported(fd)
+	f := &FS{root: abs, id: dirKey{uint64(st.Dev), st.Ino}}
+	f.fallback = forceRoot || !haveOpenat2(fd)
 	h := &rootHandle{fd: fd}
 	if f.fallback {
 		if h.dir, err = openFallbackRoot(abs, fd); err != nil {
@@ -211,6 +210,7 @@ func (f *FS) MapHostPath(hostPath string) (string, error) {
 // cleaned, "." for the root itself), or false when p lies outside it.
 func (f *FS) hostRel(p string) (string, bool) {
 	p = filepath.Clean(p)
+	f.realRootOnce.Do(f.findRealRoot)
 	for _, root := range [2]string{f.root, f.realRoot} {
 		if p == root {
 			return ".", true
@@ -224,6 +224,23 @@ func (f *FS) hostRel(p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// findRealRoot sets realRoot: the real path of the open root, or root
+// itself when the root cannot be opened (calls fail then anyway).
+func (f *FS) findRealRoot() {
+	f.realRoot = f.root
+	_ = f.withRoot(func(h *rootHandle) error {
+		var st unix.Stat_t
+		if err := unix.Fstat(h.fd, &st); err != nil {
+			return err
+		}
+		real, err := realPath(f.root, h.fd, &st)
+		if err == nil {
+			f.realRoot = real
+		}
+		return err
+	})
 }
 
 // open opens the storage path name (canonical, or ".") below the root

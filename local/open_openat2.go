@@ -3,6 +3,8 @@
 package local
 
 import (
+	"sync/atomic"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -26,6 +28,29 @@ func openat2(dirfd int, name string, flags int) (int, error) {
 		}
 		return fd, err
 	}
+}
+
+// openat2Known caches haveOpenat2's answer: 0 not yet probed, 1 offered,
+// 2 not offered.
+var openat2Known atomic.Int32
+
+// haveOpenat2 reports whether the kernel offers openat2 (openat2Supported),
+// probing it on rootfd only the first time: the kernel and a seccomp filter
+// are the process's, not the root's, so one probe answers for every root.
+func haveOpenat2(rootfd int) bool {
+	switch openat2Known.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := openat2Supported(rootfd)
+	if ok {
+		openat2Known.Store(1)
+	} else {
+		openat2Known.Store(2)
+	}
+	return ok
 }
 
 // openat2Supported reports whether the kernel offers openat2 with the

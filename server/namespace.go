@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -115,9 +116,19 @@ func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) 
 		n.Close()
 		return nil, err
 	}
-	nsopen.WarnRipgrep(n.set, n.logger)
+	if callInfoOf(ctx).tenant == "" {
+		nsopen.WarnRipgrep(n.set, n.logger)
+	} else {
+		// A tenant's open at its request: the process's PATH is the
+		// same for every tenant, so it is looked up, and a missing
+		// ripgrep said, once.
+		tenantRipgrep.Do(func() { nsopen.WarnRipgrep(n.set, n.logger) })
+	}
 	return n, nil
 }
+
+// tenantRipgrep makes the tenants' opens check for ripgrep once.
+var tenantRipgrep sync.Once
 
 // Backend returns the storage the namespace's tools work on.
 func (n *Namespace) Backend() backend.Backend { return n.b }

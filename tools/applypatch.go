@@ -38,7 +38,6 @@ func (s *Set) applyPatchTool() *Tool {
 			prop{"patch", `{"type":"string","description":"The whole patch, V4A ('*** Begin Patch' ... '*** End Patch') or a unified diff."}`},
 		),
 		Annotations: Annotations{Title: "Apply patch", Destructive: true},
-		call:        s.applyPatch,
 	}
 }
 

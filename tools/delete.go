@@ -30,7 +30,6 @@ func (s *Set) deleteFileTool() *Tool {
 			prop{"recursive", `{"type":"boolean","description":"Delete a directory and everything in it. Default false: only an empty directory is deleted."}`},
 		)...),
 		Annotations: Annotations{Title: "Delete file", Destructive: true},
-		call:        s.deleteFile,
 	}
 }
 

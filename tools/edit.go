@@ -38,7 +38,6 @@ func (s *Set) editFileTool() *Tool {
 			prop{"replacements", `{"type":"array","description":"Several replacements, applied in order; use instead of old_text and new_text.","items":{"type":"object","properties":{"old_text":{"type":"string"},"new_text":{"type":"string"}},"required":["old_text","new_text"],"additionalProperties":false}}`},
 		)...),
 		Annotations: Annotations{Title: "Edit file", Destructive: true},
-		call:        s.editFile,
 	}
 }
 

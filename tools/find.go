@@ -23,7 +23,6 @@ func (s *Set) findFilesTool() *Tool {
 			prop{"path", `{"type":"string","default":".","description":"Directory to search, relative to the working directory or starting with '/'."}`},
 		),
 		Annotations: Annotations{Title: "Find files", ReadOnly: true, Idempotent: true},
-		call:        s.findFiles,
 	}
 }
 

@@ -35,7 +35,6 @@ func (s *Set) grepTool() *Tool {
 			prop{"context", fmt.Sprintf(`{"type":"integer","minimum":0,"maximum":%d,"default":0,"description":"Number of lines to show before and after each match."}`, textsearch.MaxContext)},
 		),
 		Annotations: Annotations{Title: "Grep", ReadOnly: true, Idempotent: true},
-		call:        s.grep,
 	}
 }
 

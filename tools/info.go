@@ -20,7 +20,6 @@ func (s *Set) fileInfoTool() *Tool {
 			prop{"path", `{"type":"string","description":"The file or directory, relative to the working directory, or starting with '/'."}`},
 		),
 		Annotations: Annotations{Title: "File info", ReadOnly: true, Idempotent: true},
-		call:        s.fileInfo,
 	}
 }
 

@@ -22,7 +22,6 @@ func (s *Set) listDirectoryTool() *Tool {
 			prop{"path", `{"type":"string","default":".","description":"The directory to list, relative to the working directory, or starting with '/'. Defaults to the working directory."}`},
 		),
 		Annotations: Annotations{Title: "List directory", ReadOnly: true, Idempotent: true},
-		call:        s.listDirectory,
 	}
 }
 

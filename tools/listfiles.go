@@ -47,7 +47,6 @@ func (s *Set) listFilesTool() *Tool {
 			prop{"glob", `{"type":"string","description":"Optional ripgrep glob the files must match, such as '*.py' or '!*_test.go'."}`},
 		),
 		Annotations: Annotations{Title: "List files", ReadOnly: true, Idempotent: true},
-		call:        s.listFiles,
 	}
 }
 

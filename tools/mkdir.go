@@ -20,7 +20,6 @@ func (s *Set) createDirectoryTool() *Tool {
 			prop{"path", `{"type":"string","description":"The directory to create, relative to the working directory, or starting with '/'."}`},
 		),
 		Annotations: Annotations{Title: "Create directory", Idempotent: true},
-		call:        s.createDirectory,
 	}
 }
 

@@ -41,7 +41,6 @@ func (s *Set) moveFileTool() *Tool {
 		Description: desc,
 		InputSchema: s.transferSchema("move"),
 		Annotations: Annotations{Title: "Move file", Destructive: true},
-		call:        func(ctx context.Context, raw json.RawMessage) (string, error) { return s.transfer(ctx, raw, true) },
 	}
 }
 
@@ -58,7 +57,6 @@ func (s *Set) copyFileTool() *Tool {
 		Description: desc,
 		InputSchema: s.transferSchema("copy"),
 		Annotations: Annotations{Title: "Copy file", Destructive: true, Idempotent: true},
-		call:        func(ctx context.Context, raw json.RawMessage) (string, error) { return s.transfer(ctx, raw, false) },
 	}
 }
 

@@ -211,7 +211,7 @@ func selectTools(requested []string, readOnly bool) ([]string, error) {
 	ro := ReadOnlyTools()
 	// Never nil: the normalized list is the answer, and nil would read
 	// as the default set to whoever passes it on.
-	out := []string{}
+	out := make([]string, 0, min(len(requested), len(all)))
 	for _, n := range all {
 		if slices.Contains(requested, n) && (!readOnly || slices.Contains(ro, n)) {
 			out = append(out, n)

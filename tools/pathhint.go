@@ -16,46 +16,43 @@ import (
 // hint: it emits no events.
 type quietCall struct{}
 
-// withPathHints wraps the call of the named tool so that a path that is
-// not found names the entry it was probably meant as (the same name under
-// Unicode normalization, or in another case), a unique match under
-// normalization is used instead (unless Options.NoUnicodePathMatch), and
-// a find_files pattern that matches nothing says when `**/` would have
-// matched.
-func (s *Set) withPathHints(name string, call func(context.Context, json.RawMessage) (string, error)) func(context.Context, json.RawMessage) (string, error) {
-	return func(ctx context.Context, raw json.RawMessage) (string, error) {
-		if name == nameWriteFile && !s.opts.NoUnicodePathMatch {
-			raw = s.normalizedTarget(ctx, name, raw)
-		}
-		out, err := call(ctx, raw)
-		switch {
-		case err == nil && name == nameFindFiles && firstLine(out) == noMatches:
-			hint := s.findHint(ctx, raw, call)
-			if _, rest, ok := strings.Cut(out, "\n"); ok {
-				hint += "\n" + rest
-			}
-			return hint, nil
-		case err == nil || !IsRetry(err) || !isNotFound(err.Error()):
-			return out, err
-		}
-		p := stringArg(raw, "path")
-		cands := s.nearNames(ctx, name, p)
-		if len(cands) == 0 {
-			return out, err
-		}
-		if c := cands[0]; len(cands) == 1 && c.sameForm && !s.opts.NoUnicodePathMatch {
-			out, err := call(ctx, withArg(raw, "path", c.display))
-			if err != nil {
-				return out, err
-			}
-			return out + fmt.Sprintf("\n[Path '%s' was not found; '%s', the same name in another Unicode normalization, was used.]", p, c.display), nil
-		}
-		names := make([]string, len(cands))
-		for i, c := range cands {
-			names[i] = "'" + c.display + "'"
-		}
-		return "", retryf(KindOf(err), "%s. Did you mean %s?", strings.TrimSuffix(err.Error(), "."), strings.Join(names, " or "))
+// hinted runs the named tool so that a path that is not found names the
+// entry it was probably meant as (the same name under Unicode
+// normalization, or in another case), a unique match under normalization
+// is used instead (unless Options.NoUnicodePathMatch), and a find_files
+// pattern that matches nothing says when `**/` would have matched.
+func (s *Set) hinted(ctx context.Context, name string, raw json.RawMessage) (string, error) {
+	if name == nameWriteFile && !s.opts.NoUnicodePathMatch {
+		raw = s.normalizedTarget(ctx, name, raw)
 	}
+	out, err := s.run(ctx, name, raw)
+	switch {
+	case err == nil && name == nameFindFiles && firstLine(out) == noMatches:
+		hint := s.findHint(ctx, raw)
+		if _, rest, ok := strings.Cut(out, "\n"); ok {
+			hint += "\n" + rest
+		}
+		return hint, nil
+	case err == nil || !IsRetry(err) || !isNotFound(err.Error()):
+		return out, err
+	}
+	p := stringArg(raw, "path")
+	cands := s.nearNames(ctx, name, p)
+	if len(cands) == 0 {
+		return out, err
+	}
+	if c := cands[0]; len(cands) == 1 && c.sameForm && !s.opts.NoUnicodePathMatch {
+		out, err := s.run(ctx, name, withArg(raw, "path", c.display))
+		if err != nil {
+			return out, err
+		}
+		return out + fmt.Sprintf("\n[Path '%s' was not found; '%s', the same name in another Unicode normalization, was used.]", p, c.display), nil
+	}
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		names[i] = "'" + c.display + "'"
+	}
+	return "", retryf(KindOf(err), "%s. Did you mean %s?", strings.TrimSuffix(err.Error(), "."), strings.Join(names, " or "))
 }
 
 // noMatches is the result of a name search that found nothing.
@@ -147,13 +144,13 @@ func (s *Set) normalizedTarget(ctx context.Context, tool string, raw json.RawMes
 
 // findHint words find_files' empty result when the pattern would have
 // matched below the search path with `**/` before it.
-func (s *Set) findHint(ctx context.Context, raw json.RawMessage, call func(context.Context, json.RawMessage) (string, error)) string {
+func (s *Set) findHint(ctx context.Context, raw json.RawMessage) string {
 	pat := stringArg(raw, "pattern")
 	if pat == "" || strings.Contains(pat, "/") || strings.HasPrefix(pat, "**") {
 		return noMatches
 	}
 	deep := "**/" + pat
-	out, err := call(context.WithValue(ctx, quietCall{}, true), withArg(raw, "pattern", deep))
+	out, err := s.run(context.WithValue(ctx, quietCall{}, true), nameFindFiles, withArg(raw, "pattern", deep))
 	if err != nil || firstLine(out) == noMatches {
 		return noMatches
 	}

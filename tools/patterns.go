@@ -23,8 +23,69 @@ type mountLister interface {
 // it; then policy.NormalizePattern; and in a rooted namespace a pattern
 // whose first component names no mount, which can match nothing, is an
 // error showing the spellings that can. Every pattern rewritten is logged
-// at debug level.
+// at debug level, when the process builds the policy: Sets whose
+// policies are the same share one (rulesKey).
 func (s *Set) policyRules(opts Options) (*policy.Rules, error) {
+	k, ok := s.rulesKey(opts)
+	if ok {
+		shared.mu.RLock()
+		r, found := shared.rules[k]
+		shared.mu.RUnlock()
+		if found {
+			return r, nil
+		}
+	}
+	r, err := s.buildRules(opts)
+	if err == nil && ok {
+		shared.mu.Lock()
+		if _, found := shared.rules[k]; !found && len(shared.rules) < maxSharedTexts {
+			shared.rules[k] = r
+		}
+		shared.mu.Unlock()
+	}
+	return r, err
+}
+
+// rulesKey is what a Set's policy depends on, when Sets can share it:
+// the patterns, whether the defaults are protected, and the mounts of a
+// rooted namespace. A plain namespace's host root matters only to a
+// pattern spelled with it, and such a policy is not shared (each root
+// is its own). There is no key when it would not tell its lists apart
+// (a NUL in a pattern).
+type rulesKey struct {
+	rooted, noDefaultProtect   bool
+	mounts                     string
+	allowed, denied, protected string // joined by NUL
+	// nAllowed, nDenied and nProtected are the lengths of the lists:
+	// with them the joined lists tell [] from [""].
+	nAllowed, nDenied, nProtected int
+}
+
+// rulesKey returns the key of opts' policy in this Set, or false when the
+// policy is not to be shared.
+func (s *Set) rulesKey(opts Options) (rulesKey, bool) {
+	k := rulesKey{noDefaultProtect: opts.NoDefaultProtect,
+		nAllowed: len(opts.Allowed), nDenied: len(opts.Denied), nProtected: len(opts.Protected)}
+	for _, l := range [...]struct {
+		in  []string
+		out *string
+	}{{opts.Allowed, &k.allowed}, {opts.Denied, &k.denied}, {opts.Protected, &k.protected}} {
+		for _, p := range l.in {
+			if strings.Contains(p, "\x00") || (s.hostRoot != "" && strings.HasPrefix(p, s.hostRoot+"/")) {
+				return k, false
+			}
+		}
+		*l.out = strings.Join(l.in, "\x00")
+	}
+	if ml, ok := s.b.(mountLister); ok && s.rooted {
+		k.rooted = true
+		k.mounts = strings.Join(ml.Mounts(), "\x00")
+	}
+	return k, true
+}
+
+// buildRules is policyRules without the process's shared copy.
+func (s *Set) buildRules(opts Options) (*policy.Rules, error) {
 	protected := slices.Clone(opts.Protected)
 	if !opts.NoDefaultProtect {
 		protected = append(policy.DefaultProtectedPatterns(), protected...)

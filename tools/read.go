@@ -48,7 +48,6 @@ func (s *Set) readFileTool() *Tool {
 			prop{"limit", fmt.Sprintf(`{"type":"integer","minimum":1,"default":%d,"description":"Maximum number of lines to show."}`, s.opts.MaxReadLines)},
 		),
 		Annotations: Annotations{Title: "Read file", ReadOnly: true, Idempotent: true},
-		call:        s.readFile,
 	}
 }
 

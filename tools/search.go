@@ -29,7 +29,6 @@ func (s *Set) searchFilesTool() *Tool {
 			prop{"include_glob", `{"type":"string","description":"Optional fnmatch pattern a file's path from the workspace root must match, such as '*.py'."}`},
 		),
 		Annotations: Annotations{Title: "Search files", ReadOnly: true, Idempotent: true},
-		call:        s.searchFiles,
 	}
 }
 

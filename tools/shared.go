@@ -3,6 +3,8 @@ package tools
 import (
 	"encoding/json"
 	"sync"
+
+	"github.com/fencefs/fencefs/policy"
 )
 
 // Every tenant of a server has a Set of its own, but the Sets of one
@@ -16,6 +18,8 @@ import (
 var shared = textCache{
 	strs:    make(map[string]string),
 	schemas: make(map[string]json.RawMessage),
+	tools:   make(map[textKey]Tool),
+	rules:   make(map[rulesKey]*policy.Rules),
 }
 
 // maxSharedTexts bounds the cache: options are few in a process, but a
@@ -28,6 +32,41 @@ type textCache struct {
 	mu      sync.RWMutex
 	strs    map[string]string
 	schemas map[string]json.RawMessage // by compact schema
+	// tools are built tools without their Set, by the options their
+	// texts read: a cold tenant's Set takes them instead of formatting
+	// its descriptions and schemas again.
+	tools map[textKey]Tool
+	// rules are the policies of Sets, by their patterns and namespace
+	// shape (rulesKey): a policy is immutable once built.
+	rules map[rulesKey]*policy.Rules
+}
+
+// textKey is what a tool's texts depend on (see Set.textKey).
+type textKey struct {
+	name                                              string
+	rooted                                            bool
+	maxReadLines, maxReadChars                        int
+	maxListResults, maxSearchResults, maxFindResults  int
+	readOnly, noContentHashes, requireRead, noUnicode bool
+	editTolerance                                     string
+}
+
+// tool returns the texts of the tool k names, if built before.
+func (c *textCache) tool(k textKey) (Tool, bool) {
+	c.mu.RLock()
+	t, ok := c.tools[k]
+	c.mu.RUnlock()
+	return t, ok
+}
+
+// putTool keeps the texts of the tool t (its Set dropped) under k.
+func (c *textCache) putTool(k textKey, t Tool) {
+	t.set, t.timeout = nil, 0
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.tools[k]; !ok && len(c.tools) < maxSharedTexts {
+		c.tools[k] = t
+	}
 }
 
 // intern returns the process's copy of the text s.

@@ -88,9 +88,15 @@ type Tool struct {
 	// Annotations are hints for hosts.
 	Annotations Annotations
 
-	call func(ctx context.Context, args json.RawMessage) (string, error)
+	// set runs the tool (Set.hinted); nil in the process's shared texts.
+	set *Set
 	// timeout is Options.CallTimeout; <= 0 sets no bound.
 	timeout time.Duration
+}
+
+// call runs the tool with its path hints.
+func (t *Tool) call(ctx context.Context, args json.RawMessage) (string, error) {
+	return t.set.hinted(ctx, t.Name, args)
 }
 
 // Annotations are hints about a tool's behaviour, as MCP defines them.
@@ -173,20 +179,93 @@ func New(b backend.Backend, opts Options) (*Set, error) {
 	if s.rules, err = s.policyRules(opts); err != nil {
 		return nil, err
 	}
-	s.byName = make(map[string]*Tool)
-	for _, name := range opts.Tools {
-		t := s.build(name)
-		t.Description = shared.intern(t.Description)
-		t.call = s.withPathHints(name, t.call)
+	s.byName = make(map[string]*Tool, len(opts.Tools))
+	s.tools = make([]*Tool, len(opts.Tools))
+	all := make([]Tool, len(opts.Tools)) // one allocation for them all
+	for i, name := range opts.Tools {
+		t := &all[i]
+		*t = s.tool(name)
+		t.set = s
 		t.timeout = opts.CallTimeout
-		s.tools = append(s.tools, t)
+		s.tools[i] = t
 		s.byName[name] = t
 	}
 	return s, nil
 }
 
-// build makes the named tool. The walker tools are built in their own
-// files (search.go, find.go, listfiles.go, grep.go).
+// tool returns the named tool's texts: the ones the process already
+// holds for Sets with its options (textKey), built only the first time.
+func (s *Set) tool(name string) Tool {
+	k := s.textKey(name)
+	if t, ok := shared.tool(k); ok {
+		return t
+	}
+	t := s.build(name)
+	t.Description = shared.intern(t.Description)
+	shared.putTool(k, *t)
+	return *t
+}
+
+// textKey returns the key of the named tool's texts in this Set: every
+// option a tool's description, schema or annotations read. A builder
+// that reads a further option must add it here
+// (TestSharedTextsMatchBuilt checks every combination of these).
+func (s *Set) textKey(name string) textKey {
+	o := &s.opts
+	return textKey{
+		name:             name,
+		rooted:           s.rooted,
+		maxReadLines:     o.MaxReadLines,
+		maxReadChars:     o.MaxReadChars,
+		maxListResults:   o.MaxListResults,
+		maxSearchResults: o.MaxSearchResults,
+		maxFindResults:   o.MaxFindResults,
+		readOnly:         o.ReadOnly,
+		noContentHashes:  o.NoContentHashes,
+		requireRead:      o.RequireRead,
+		noUnicode:        o.NoUnicodePathMatch,
+		editTolerance:    o.EditTolerance,
+	}
+}
+
+// run runs the named tool.
+func (s *Set) run(ctx context.Context, name string, raw json.RawMessage) (string, error) {
+	switch name {
+	case nameReadFile:
+		return s.readFile(ctx, raw)
+	case nameWriteFile:
+		return s.writeFile(ctx, raw)
+	case nameEditFile:
+		return s.editFile(ctx, raw)
+	case nameListDirectory:
+		return s.listDirectory(ctx, raw)
+	case nameSearchFiles:
+		return s.searchFiles(ctx, raw)
+	case nameFindFiles:
+		return s.findFiles(ctx, raw)
+	case nameCreateDirectory:
+		return s.createDirectory(ctx, raw)
+	case nameFileInfo:
+		return s.fileInfo(ctx, raw)
+	case nameListFiles:
+		return s.listFiles(ctx, raw)
+	case nameGrep:
+		return s.grep(ctx, raw)
+	case nameApplyPatch:
+		return s.applyPatch(ctx, raw)
+	case nameDeleteFile:
+		return s.deleteFile(ctx, raw)
+	case nameMoveFile:
+		return s.transfer(ctx, raw, true)
+	case nameCopyFile:
+		return s.transfer(ctx, raw, false)
+	}
+	panic("tools: no call for " + name)
+}
+
+// build makes the named tool's texts (its call is run's). The walker
+// tools are built in their own files (search.go, find.go, listfiles.go,
+// grep.go).
 func (s *Set) build(name string) *Tool {
 	switch name {
 	case nameReadFile:

@@ -32,7 +32,6 @@ func (s *Set) writeFileTool() *Tool {
 			prop{"content", `{"type":"string","description":"The complete new content of the file."}`},
 		)...),
 		Annotations: Annotations{Title: "Write file", Destructive: true, Idempotent: true},
-		call:        s.writeFile,
 	}
 }
 

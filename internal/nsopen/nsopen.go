@@ -93,7 +93,9 @@ func Open(ctx context.Context, c Config, o Opener) (Storage, error) {
 			return s, fmt.Errorf("--root: %w", err)
 		}
 		s.Closers = append(s.Closers, fs)
-		logger.DebugContext(ctx, "opened root", "root", c.Root)
+		if logger.Enabled(ctx, slog.LevelDebug) {
+			logger.DebugContext(ctx, "opened root", "root", c.Root)
+		}
 		s.Backend = wrap(fs, "root")
 		return s, nil
 	}
@@ -109,7 +111,10 @@ func Open(ctx context.Context, c Config, o Opener) (Storage, error) {
 		}
 		s.Closers = append(s.Closers, closer)
 		s.Children[m.Name] = wrap(b, m.Name)
-		logger.Log(ctx, c.MountLevel, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
+		if logger.Enabled(ctx, c.MountLevel) {
+			// Only then: the attributes cost a tenant's open allocations.
+			logger.Log(ctx, c.MountLevel, "mounted", "name", "/"+m.Name, "spec", m.Spec.String())
+		}
 	}
 	b, err := mounted.New(s.Children)
 	s.Backend = b
