@@ -245,13 +245,10 @@ func (c *Changes) Subscriptions() (subscriptions, sessions int) {
 	return subscriptions, len(c.sessions)
 }
 
-// changed sends notifications/resources/updated for every subscribed URI
+// Changed sends notifications/resources/updated for every subscribed URI
 // that ev changed: the file itself, or, for a directory, the files below
-// it.
-// Changed tells the sessions subscribed to the file an event names (or
-// to a directory above it) that it changed. The tools' changes reach it
-// on their own; a host calls it for changes made past the tools, such as
-// a checkpoint restore.
+// it. The tools' changes reach it on their own; a host calls it for
+// changes made past the tools, such as a checkpoint restore.
 func (c *Changes) Changed(ctx context.Context, ev tools.Event) {
 	ch, ok := changeOf(ev)
 	if !ok {

@@ -117,8 +117,11 @@ func (s *Server) checkCheckpoints() error {
 	if err != nil {
 		return fmt.Errorf("checkpoints: the store %s: %w", c.Store, err)
 	}
-	if kind != "" || len(stores) != 1 {
-		return fmt.Errorf("checkpoints: a store of kind %s cannot be proven outside the namespaces (use local:, s3://, sftp:// or another URL-like kind)", cmp.Or(kind, "layered"))
+	if kind != "" {
+		return fmt.Errorf("checkpoints: a store of kind %s cannot be proven outside the namespaces (use local:, s3://, sftp:// or another URL-like kind)", kind)
+	}
+	if len(stores) != 1 {
+		return fmt.Errorf("checkpoints: the store %s is made of layers; name one place (local:, s3://, sftp:// or another URL-like kind)", c.Store)
 	}
 	store := stores[0]
 	var locs []tenant.Location
@@ -542,8 +545,9 @@ func (v *Servers) beforeRestore(ctx context.Context, items []checkpoint.Item) er
 
 // restored tells of a restore made through restore_checkpoint: an event
 // per path it changed to the namespace's listeners (the call's audit line
-// names them) and to its sessions subscribed to the path, a rescan of the tenant's usage (a restore's writes are not
-// reserved one by one), and a log line.
+// names them) and to its sessions subscribed to the path, a rescan of the
+// tenant's usage (a restore's writes are not reserved one by one), and a
+// log line.
 func (v *Servers) restored(ctx context.Context, to uint64, res *checkpoint.Result, err error) {
 	var seq uint64
 	var n int

@@ -401,6 +401,16 @@ func TestCheckpointStoreDisjoint(t *testing.T) {
 			t.Errorf("store %s beside an overlay mount: %v, want %q", tc.store, err, tc.want)
 		}
 	}
+	// A store made of layers names no one place: refused.
+	layered, _ := tenant.ParseTemplate("overlay:local:" + filepath.Join(dir, "base") + ":ro+local:" + filepath.Join(dir, "ckpt2", tenant.Placeholder))
+	if _, err := server.New(t.Context(), server.Config{
+		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
+		Schemes:      ss,
+		Checkpoints:  &server.Checkpoints{Store: layered},
+		Identity:     headerIdentity,
+	}); err == nil || !strings.Contains(err.Error(), "is made of layers") {
+		t.Errorf("a layered store: %v", err)
+	}
 	// The one namespace: a store inside its root.
 	root := t.TempDir()
 	store, _ := tenant.ParseTemplate("local:" + filepath.Join(root, "sub", ".ckpt"))
