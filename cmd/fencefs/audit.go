@@ -28,18 +28,6 @@ func openAudit(path string, stdout io.Writer) (*audit.Logger, error) {
 	return l, nil
 }
 
-// auditUsage is the help of fencefs audit.
-const auditUsage = `Usage: fencefs audit verify [--prev HASH] [--head HASH [--allow-growth]] FILE
-
-Checks the hash chain of an audit log that serve --audit wrote: each line carries the SHA-256
-of the line before it, so a line edited, removed or moved breaks the chain at the next line.
-  --prev HASH      the head of the log this file continues (a rotated log's); default the genesis
-  --head HASH      the head the server logged last ("audit head"), kept where the log's writer
-                   cannot reach: lines cut off the end, or rewritten from some line on, are caught
-  --allow-growth   with --head: accept lines after it (a head the server logged while it ran on)
-Exit 0: the chain holds (its line count and head on stdout). Exit 1: the first bad line, on stderr.
-`
-
 // auditCommand runs `fencefs audit verify [--prev H] [--head H
 // [--allow-growth]] FILE`: exit 0 when the chain holds, 1 with the first
 // bad line otherwise. --prev is the head of the file this one continues

@@ -16,22 +16,6 @@ import (
 	"github.com/fencefs/fencefs/tenant"
 )
 
-// checkpointsUsage is the synopsis of fencefs checkpoints.
-const checkpointsUsage = "fencefs checkpoints [flags] STORE list|show|diff|restore [ARGS]\n\n" +
-	"Lists, shows, diffs and restores the checkpoints of the namespace the flags describe (--root or\n" +
-	"--mount, as for call), kept in STORE: a mount spec of its own (local:DIR, s3://BUCKET/PREFIX?...,\n" +
-	"sftp://USER@HOST/DIR?...), outside the namespace, where a host journaling the tools (package\n" +
-	"checkpoint) keeps them.\n" +
-	"  list [--label L] [--limit N]             newest first\n" +
-	"  show N                                   the paths checkpoint N changed, before and after\n" +
-	"  diff N [--path P]...                     what restoring to N would change, as a unified diff\n" +
-	"  restore N [--force | --skip-conflicts] [--path P]... [--dry-run]\n" +
-	"Checkpoint N is the state once change N was made; 0 is the state before the first change. A path\n" +
-	"someone else changed since its last recorded change is a conflict: the restore is then refused,\n" +
-	"listing them, unless --force (overwrite) or --skip-conflicts (leave them). A restore is a\n" +
-	"checkpoint itself: restore to its number minus one to undo it.\n" +
-	"Exit 0: done. Exit 3: a restore refused over conflicts (listed on stderr). Exit 1: anything else."
-
 // checkpoints runs fencefs checkpoints [flags] STORE SUBCOMMAND [ARGS].
 func checkpoints(ctx context.Context, s *config.Settings, rest []string, stdout, stderr io.Writer) int {
 	if len(rest) < 2 {
