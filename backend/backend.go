@@ -159,6 +159,26 @@ type WriteOptions struct {
 	// Precondition is checked atomically with the commit where the backend
 	// can (see Capabilities.AtomicPreconditions).
 	Precondition Precondition
+	// BeforeCommit, when not nil, is called by Commit once the written
+	// bytes are staged (on local disk: in the synced temporary file) and
+	// before the target changes; an error from it fails the Commit with
+	// the target untouched, and the error is returned as it is or
+	// wrapped. It lets a caller overlap its own slow step (storing a
+	// checkpoint's record durably) with the backend's staging. Only a
+	// backend that implements [CommitHooker] sees it: [OpenWrite] and
+	// [WriteFile] call it at the start of Commit for any other, so set it
+	// only through them.
+	BeforeCommit func() error
+}
+
+// CommitHooker is implemented by a Writer whose FileWriter.Commit calls
+// WriteOptions.BeforeCommit itself, after staging the bytes and before
+// the target changes. A backend that wraps another must not implement it
+// unless it honours the field itself: [OpenWrite] trusts it.
+type CommitHooker interface {
+	Writer
+	// CommitHooks marks the backend; it does nothing.
+	CommitHooks()
 }
 
 // Precondition restricts when a write may commit. The zero value always

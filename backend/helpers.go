@@ -50,13 +50,39 @@ func StatByList(ctx context.Context, b Lister, name string) (FileInfo, error) {
 }
 
 // OpenWrite opens name on b for writing, or fails with ErrReadOnly when b
-// cannot write.
+// cannot write. opts.BeforeCommit is left to b when b is a
+// [CommitHooker]; for any other backend the returned writer's Commit
+// calls it first.
 func OpenWrite(ctx context.Context, b Backend, name string, opts WriteOptions) (FileWriter, error) {
 	w, ok := b.(Writer)
 	if !ok || CapabilitiesOf(b).ReadOnly {
 		return nil, &fs.PathError{Op: "write", Path: name, Err: ErrReadOnly}
 	}
-	return w.OpenWrite(ctx, name, opts)
+	hook := opts.BeforeCommit
+	if _, ok := b.(CommitHooker); ok || hook == nil {
+		return w.OpenWrite(ctx, name, opts)
+	}
+	opts.BeforeCommit = nil
+	fw, err := w.OpenWrite(ctx, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &hookedWriter{FileWriter: fw, hook: hook}, nil
+}
+
+// hookedWriter calls WriteOptions.BeforeCommit at the start of Commit,
+// for a backend that does not call it itself.
+type hookedWriter struct {
+	FileWriter
+	hook func() error
+}
+
+// Commit calls the hook, then, unless it failed, commits.
+func (h *hookedWriter) Commit() error {
+	if err := h.hook(); err != nil {
+		return err
+	}
+	return h.FileWriter.Commit()
 }
 
 // MkdirAll creates dir and its parents on b, or fails with ErrReadOnly

@@ -117,10 +117,19 @@ type touched struct {
 }
 
 // capture records the pre-images of req's paths before the change
-// commits.
+// commits. When the tool can wait for the record just before its commit
+// ([tools.WaitBeforeCommit]), the record is stored while the
+// tool stages its own write, and the change commits only once it is
+// stored: the journal's lock is held until then, and a record that
+// cannot be stored fails the change with nothing committed.
 func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			j.mu.Unlock()
+		}
+	}()
 	ts, err := j.touchedBy(ctx, req)
 	if err != nil {
 		return err
@@ -195,14 +204,35 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 	if len(r.Paths) == 0 {
 		return nil
 	}
-	if err := j.write(ctx, r); err != nil {
-		if refused := (*AdmitError)(nil); errors.As(err, &refused) {
-			req.Cancel(refused.Error())
-			return nil
-		}
+	data, err := j.prepare(ctx, r)
+	if refused := (*AdmitError)(nil); errors.As(err, &refused) {
+		req.Cancel(refused.Error())
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	c.entries = append(c.entries, e)
+	put := func() error {
+		if err := j.putRecord(ctx, r, data); err != nil {
+			return err
+		}
+		c.entries = append(c.entries, e)
+		return nil
+	}
+	done := make(chan struct{})
+	var putErr error
+	if !tools.WaitBeforeCommit(ctx, req, func() error {
+		<-done
+		return putErr
+	}) {
+		return put()
+	}
+	locked = false
+	go func() {
+		defer j.mu.Unlock()
+		defer close(done)
+		putErr = put()
+	}()
 	return nil
 }
 

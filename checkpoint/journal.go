@@ -299,20 +299,43 @@ func (j *Journal) dropThrough(cut uint64) {
 // saved, and takes it into the journal. It retries with a later sequence
 // number when another writer took r's. The caller holds mu.
 func (j *Journal) write(ctx context.Context, r *record) error {
+	data, err := j.prepare(ctx, r)
+	if err != nil {
+		return err
+	}
+	return j.putRecord(ctx, r, data)
+}
+
+// prepare numbers r as the next record, carrying the after-states not
+// yet saved, encodes it and asks Options.Admit for its bytes; putRecord then
+// stores it. The caller holds mu from prepare to the end of putRecord.
+func (j *Journal) prepare(ctx context.Context, r *record) ([]byte, error) {
 	r.Afters = j.unsaved
 	r.Time = j.opts.Now().UTC()
+	r.Seq = j.next
+	data, err := encodeRecord(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.admit(ctx, int64(len(data))); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// putRecord stores r, encoded by prepare as data, and takes it into the
+// journal. It retries with a later sequence number when another writer
+// took r's. The caller holds mu.
+func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
 	for try := range 8 {
-		r.Seq = j.next
-		data, err := encodeRecord(r)
-		if err != nil {
-			return err
-		}
-		if try == 0 {
-			if err := j.admit(ctx, int64(len(data))); err != nil {
+		if try > 0 {
+			r.Seq = j.next
+			var err error
+			if data, err = encodeRecord(r); err != nil {
 				return err
 			}
 		}
-		err = backend.WriteFile(ctx, j.store, j.storePath("journal/"+recordName(r.Seq)), data,
+		err := backend.WriteFile(ctx, j.store, j.storePath("journal/"+recordName(r.Seq)), data,
 			backend.WriteOptions{Precondition: backend.Precondition{CreateOnly: true}})
 		if errors.Is(err, fs.ErrExist) {
 			if err := j.refresh(ctx); err != nil {

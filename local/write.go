@@ -81,6 +81,11 @@ func (f *FS) mkdirIn(parent, c string, last bool) error {
 	return backend.ErrNotDir
 }
 
+// CommitHooks marks FS as a [backend.CommitHooker]: Commit calls
+// WriteOptions.BeforeCommit between the temporary file's sync and the
+// rename.
+func (f *FS) CommitHooks() {}
+
 // OpenWrite starts an atomic write of the regular file name. Missing
 // parent directories are created now (without following symlinks); the
 // data goes to a temporary file beside the target, which Commit renames
@@ -110,6 +115,7 @@ func (f *FS) OpenWrite(ctx context.Context, name string, opts backend.WriteOptio
 		unix.Close(dirfd)
 		return nil, pathError(op, name, err)
 	}
+	w.hook = opts.BeforeCommit
 	return w, nil
 }
 
@@ -141,7 +147,8 @@ type fileWriter struct {
 	tmp   string   // the temporary file's name in dirfd
 	file  *os.File // the temporary file
 	pre   backend.Precondition
-	done  bool // committed or abandoned; the descriptors are closed
+	hook  func() error // WriteOptions.BeforeCommit
+	done  bool         // committed or abandoned; the descriptors are closed
 }
 
 // newFileWriter checks the target name in dirfd and creates the
@@ -238,7 +245,8 @@ func (w *fileWriter) Write(p []byte) (int, error) {
 }
 
 // Commit makes the written bytes the target's content: it syncs the
-// temporary file, then, holding an exclusive flock on the target's
+// temporary file, calls WriteOptions.BeforeCommit (whose error fails the
+// commit), then, holding an exclusive flock on the target's
 // directory, checks the target and the precondition and renames the
 // temporary file over the target, and finally syncs the directory. On
 // failure the target is untouched and the temporary file removed. A
@@ -255,6 +263,11 @@ func (w *fileWriter) Commit() error {
 	}
 	if err := w.file.Sync(); err != nil {
 		return pathError(op, w.name, err)
+	}
+	if w.hook != nil {
+		if err := w.hook(); err != nil {
+			return &fs.PathError{Op: op, Path: w.name, Err: err}
+		}
 	}
 	if err := w.swap(); err != nil {
 		return pathError(op, w.name, err)

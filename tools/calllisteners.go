@@ -58,6 +58,55 @@ func WithBeforeCommit(ctx context.Context, fn func(context.Context, *ChangeReque
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
+// commitWaitsKey keys the commitWaits of the change a tool announces.
+type commitWaitsKey struct{}
+
+// commitWaits are the functions listeners gave WaitBeforeCommit for the
+// change req.
+type commitWaits struct {
+	req   *ChangeRequest
+	hooks []func() error
+}
+
+// WaitBeforeCommit asks the tool that announced req under ctx (the
+// context a change listener is given) to call fn once the change is let
+// through (no listener failed or cancelled it) and its new content is
+// staged, just before it becomes visible: a listener starts slow work
+// when it hears of the change (a checkpoint journal storing the
+// pre-image) and the tool's own staging (a temporary file and its sync)
+// overlaps it. An error from fn fails the change with nothing committed,
+// as an error from the listener would. A change that is cancelled, or
+// fails before its commit, never calls fn: work fn waits for must end on
+// its own. Only the write of one file (write_file, edit_file) can wait;
+// for any other change WaitBeforeCommit keeps nothing and reports false,
+// and the listener must finish its work before it returns.
+func WaitBeforeCommit(ctx context.Context, req *ChangeRequest, fn func() error) bool {
+	w, ok := ctx.Value(commitWaitsKey{}).(*commitWaits)
+	if !ok || w.req != req {
+		return false
+	}
+	w.hooks = append(w.hooks, fn)
+	return true
+}
+
+// withCommitWaits returns a copy of ctx under which listeners of req may
+// use WaitBeforeCommit, and what they give it.
+func withCommitWaits(ctx context.Context, req *ChangeRequest) (context.Context, *commitWaits) {
+	w := &commitWaits{req: req}
+	return context.WithValue(ctx, commitWaitsKey{}, w), w
+}
+
+// run calls the functions given to WaitBeforeCommit, in order, and
+// returns the first error.
+func (w *commitWaits) run() error {
+	for _, fn := range w.hooks {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WithEventListener returns a copy of ctx under which every tool call
 // also reports its events to fn, after Options.OnEvent and the event
 // listeners ctx already carries, in the order they were added: every

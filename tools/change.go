@@ -207,10 +207,26 @@ func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, t
 		diff, truncated = s.diff(c)
 	}
 	sizes := []SizeChange{{Path: s.canonical(c.t.resolved), Before: c.old.sizeOrNone(), After: int64(len(c.data)), BeforeHash: c.old.hash}}
-	if msg, err := s.announce(ctx, c.t, c.op, diff, truncated, verb, sizes); err != nil || msg != "" {
+	req := &ChangeRequest{Path: s.canonical(c.t.resolved), Operation: c.op, Diff: diff, Truncated: truncated, Sizes: sizes}
+	actx, waits := withCommitWaits(ctx, req)
+	if msg, err := s.announceRequest(actx, c.t, req, verb); err != nil || msg != "" {
 		return diff, truncated, msg, err
 	}
-	err = backend.WriteFile(s.commitContext(ctx, c), s.b, c.t.resolved, c.data, backend.WriteOptions{Precondition: s.precondition(c.old)})
+	opts := backend.WriteOptions{Precondition: s.precondition(c.old)}
+	// The listeners' work the change waits for (WaitBeforeCommit) goes on
+	// while the backend stages the bytes, and ends before they become
+	// visible.
+	var hookErr error
+	if len(waits.hooks) > 0 {
+		opts.BeforeCommit = func() error {
+			hookErr = waits.run()
+			return hookErr
+		}
+	}
+	err = backend.WriteFile(s.commitContext(ctx, c), s.b, c.t.resolved, c.data, opts)
+	if hookErr != nil {
+		return diff, truncated, "", listenerFailed(hookErr)
+	}
 	if err != nil {
 		return diff, truncated, "", s.writeErr(ctx, c, err)
 	}

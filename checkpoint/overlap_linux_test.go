@@ -1,0 +1,115 @@
+package checkpoint_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/checkpoint"
+	"github.com/fencefs/fencefs/local"
+	"github.com/fencefs/fencefs/memfs"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// TestRecordFailsAfterOverlap: an edit's record is stored while the
+// edit stages its own bytes and waited for just before the edit's
+// commit (tools.WaitBeforeCommit); a record the store then
+// cannot take fails the edit with nothing committed: the file keeps its
+// content, no staging file is left and the journal gains no record. On
+// local disk the wait is between the temporary file's sync and its
+// rename; on memfs (no backend.CommitHooker) at the start of Commit.
+func TestRecordFailsAfterOverlap(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		ns   func(t *testing.T) (backend.Backend, string)
+	}{
+		{"local", func(t *testing.T) (backend.Backend, string) {
+			dir := t.TempDir()
+			ns, err := local.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ns.Close() })
+			return ns, dir
+		}},
+		{"memfs", func(t *testing.T) (backend.Backend, string) { return memfs.New(), "" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns, nsDir := tc.ns(t)
+			storeDir := t.TempDir()
+			store, err := local.New(storeDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			if err := backend.WriteFile(ctx, ns, "f.txt", []byte("value: v0\n"), backend.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := tools.New(ns, tools.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			edit := func(from, to string) (string, error) {
+				args, _ := json.Marshal(map[string]string{"path": "f.txt", "old_text": from, "new_text": to})
+				return set.Call(j.Bind(ctx), "edit_file", args)
+			}
+			if _, err := edit("v0", "v1"); err != nil {
+				t.Fatal(err)
+			}
+			if u := j.Usage(); u.RecordCount != 1 {
+				t.Fatalf("records after the first edit: %d", u.RecordCount)
+			}
+			// The store's record directory becomes a file: the next
+			// record's write fails, after the edit started staging.
+			journalDir := filepath.Join(storeDir, "journal")
+			if err := os.RemoveAll(journalDir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(journalDir, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := edit("v1", "v2")
+			if err == nil || !strings.Contains(err.Error(), "not made") {
+				t.Fatalf("edit whose record failed: %q, %v", out, err)
+			}
+			if data, err := backend.ReadFile(ctx, ns, "f.txt"); err != nil || string(data) != "value: v1\n" {
+				t.Errorf("f.txt after the refused edit: %q, %v", data, err)
+			}
+			if u := j.Usage(); u.RecordCount != 1 {
+				t.Errorf("records after the refused edit: %d", u.RecordCount)
+			}
+			if nsDir != "" {
+				entries, err := os.ReadDir(nsDir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(entries) != 1 || entries[0].Name() != "f.txt" {
+					t.Errorf("namespace after the refused edit holds %v", entries)
+				}
+			}
+			// The store is whole again: the edit goes through and is
+			// journaled.
+			if err := os.Remove(journalDir); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := edit("v1", "v2"); err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := backend.ReadFile(ctx, ns, "f.txt"); string(data) != "value: v2\n" {
+				t.Errorf("f.txt after the edit: %q", data)
+			}
+			if u := j.Usage(); u.RecordCount != 2 {
+				t.Errorf("records after the edit: %d", u.RecordCount)
+			}
+		})
+	}
+}
