@@ -64,29 +64,7 @@ func BenchmarkEditLocal(b *testing.B) {
 	for _, name := range []string{"plain", "listener", "journaled"} {
 		journaled := name == "journaled"
 		b.Run(name, func(b *testing.B) {
-			ns, err := local.New(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ns.Close()
-			if err := backend.WriteFile(context.Background(), ns, "f.go", benchFile, backend.WriteOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			set, err := tools.New(ns, tools.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var j *checkpoint.Journal
-			if journaled {
-				store, err := local.New(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer store.Close()
-				if j, err = checkpoint.Open(context.Background(), ns, store, checkpoint.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			set, j := localEditSetup(b, journaled)
 			if name == "listener" {
 				benchListened(b, set, "f.go")
 				return
@@ -94,6 +72,39 @@ func BenchmarkEditLocal(b *testing.B) {
 			benchEdits(b, set, j, "f.go")
 		})
 	}
+}
+
+// localEditSetup opens a local namespace holding f.go (benchFile) and its
+// tool set, and with journaled a journal of it in another directory of
+// the same disk; all are closed when b ends.
+func localEditSetup(b *testing.B, journaled bool) (*tools.Set, *checkpoint.Journal) {
+	b.Helper()
+	ns, err := local.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ns.Close() })
+	ctx := context.Background()
+	if err := backend.WriteFile(ctx, ns, "f.go", benchFile, backend.WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	set, err := tools.New(ns, tools.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !journaled {
+		return set, nil
+	}
+	store, err := local.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return set, j
 }
 
 // benchListened is benchEdits under listeners that do nothing.
@@ -186,30 +197,8 @@ func BenchmarkEditLocalNewContent(b *testing.B) {
 			name = "journaled"
 		}
 		b.Run(name, func(b *testing.B) {
-			ns, err := local.New(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ns.Close()
+			set, j := localEditSetup(b, journaled)
 			ctx := context.Background()
-			if err := backend.WriteFile(ctx, ns, "f.go", benchFile, backend.WriteOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			set, err := tools.New(ns, tools.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var j *checkpoint.Journal
-			if journaled {
-				store, err := local.New(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer store.Close()
-				if j, err = checkpoint.Open(ctx, ns, store, checkpoint.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
 			b.ResetTimer()
 			for i := range b.N {
 				c := ctx
