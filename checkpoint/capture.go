@@ -58,13 +58,17 @@ func (j *Journal) flush(ctx context.Context) error {
 
 // Bind returns a copy of ctx under which the tool calls of a
 // [tools.Set] over the journal's namespace are journaled: their change
-// requests are announced to the journal (after every listener already
-// on ctx, which run first and may cancel), which stores the pre-image of
-// every path the change touches before it commits, and their events
+// requests are announced to the journal once every change listener of
+// the call let them through (tools.WithBeforeCommit: those on ctx and
+// those added inside it, such as an approval asking the user, run first
+// and may cancel), which stores the pre-image of every path the change
+// touches before it commits, and their events
 // tell it each path's state once committed. Bind each tool call's
 // context (events are matched to the call's own changes); binding one
 // context for many calls works too, each event going to the latest
-// change that touched its path.
+// change that touched its path. A change a listener cancels (the user
+// declined it, or an approval's first round, which only asks) is never
+// journaled.
 //
 // A change whose pre-images cannot be stored is refused: the listener
 // fails, and the model is told "The change was not made: the host's
@@ -75,7 +79,7 @@ func (j *Journal) flush(ctx context.Context) error {
 // read it again]".
 func (j *Journal) Bind(ctx context.Context) context.Context {
 	c := &call{}
-	ctx = tools.WithChangeListener(ctx, func(ctx context.Context, req *tools.ChangeRequest) error {
+	ctx = tools.WithBeforeCommit(ctx, func(ctx context.Context, req *tools.ChangeRequest) error {
 		return j.capture(ctx, c, req)
 	})
 	return tools.WithEventListener(ctx, func(ctx context.Context, ev tools.Event) {
