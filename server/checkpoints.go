@@ -39,10 +39,15 @@ type Checkpoints struct {
 	// TenantMounts it must name the tenant ({tenant}), so that each
 	// tenant's journal is its own; the server proves, for every tenant id,
 	// that it lies outside every tenant's mounts (its own included) and
-	// every shared mount, and that no tenant's store is another's. For
-	// the one namespace it must not name a tenant, and is proven outside
-	// the namespace's root or mounts. A local store's directory is made
-	// (mode 0700) when missing.
+	// every shared mount, and that no tenant's store is another's. When
+	// a tenant mount names the session ({session}), each session has a
+	// namespace of its own and the store must name the session too: one
+	// journal per session, proven outside every session's mounts (its
+	// own included) and every other session's store; it is kept after
+	// the session ends, and removed with the session's other storage
+	// (Config.SessionRetention). For the one namespace it must name
+	// neither, and is proven outside the namespace's root or mounts. A
+	// local store's directory is made (mode 0700) when missing.
 	Store tenant.Template
 	// Options are each journal's (retention: KeepCount, KeepAge,
 	// KeepBytes, applied when a journal opens and at each new turn). Admit
@@ -112,6 +117,11 @@ func (s *Server) checkCheckpoints() error {
 		return fmt.Errorf("checkpoints: the store %s must name the tenant (%s) with tenant mounts, so that each tenant's journal is its own", c.Store, tenant.Placeholder)
 	case !tenants && !c.Store.Shared():
 		return fmt.Errorf("checkpoints: the store %s names a tenant (%s), but the server serves one namespace", c.Store, tenant.Placeholder)
+	case perSession(s.cfg.TenantMounts) && !c.Store.PerSession():
+		return fmt.Errorf("checkpoints: the store %s must name the session (%s) as the tenant mounts do: each session has a namespace of its own, and a journal follows one namespace (for instance local:/var/ckpt/%s/%s)",
+			c.Store, tenant.SessionPlaceholder, tenant.Placeholder, tenant.SessionPlaceholder)
+	case tenants && !perSession(s.cfg.TenantMounts) && c.Store.PerSession():
+		return fmt.Errorf("checkpoints: the store %s names the session (%s), but no tenant mount does: the journal is the tenant's", c.Store, tenant.SessionPlaceholder)
 	}
 	stores, kind, err := s.templateLocations("checkpoints", c.Store, !tenants)
 	if err != nil {
@@ -158,14 +168,17 @@ func (s *Server) checkCheckpoints() error {
 	if err := tenant.Disjoint(append(slices.Clone(locs), store)); err != nil {
 		return fmt.Errorf("checkpoints: %w", err)
 	}
-	// The tenant's own storage.
+	// The tenant's (or the session's) own storage.
 	for _, l := range locs {
 		if l.Scheme != store.Scheme || l.Authority != store.Authority {
 			continue
 		}
-		if id, ok := sameTenantOverlap(l.Path, store.Path); ok {
+		if id, sid, ok := sameOwnerOverlap(l.Path, store.Path); ok {
 			who := ""
-			if tenants {
+			switch {
+			case sid != "":
+				who = fmt.Sprintf(" (for session %q of tenant %q)", sid, id)
+			case tenants:
 				who = fmt.Sprintf(" (for tenant %q)", id)
 			}
 			return fmt.Errorf("checkpoints: the store %s lies inside or around mount %s (%s)%s: the tools must not reach the store", c.Store, l.Name, l, who)
@@ -213,10 +226,11 @@ func absLocal(locs []tenant.Location) []tenant.Location {
 	return locs
 }
 
-// sameTenantOverlap reports whether, for some tenant id x, a and b (paths
-// with tenant.Placeholder segments) expanded both for x lie one inside
-// the other, and returns such an x.
-func sameTenantOverlap(a, b string) (tenant.ID, bool) {
+// sameOwnerOverlap reports whether, for some tenant id x and session id
+// y, a and b (paths with tenant.Placeholder and tenant.SessionPlaceholder
+// segments) expanded both for x and y lie one inside the other, and
+// returns such x and y (y "" when neither names the session).
+func sameOwnerOverlap(a, b string) (tenant.ID, tenant.SessionID, bool) {
 	split := func(p string) []string {
 		p = strings.Trim(path.Clean("/"+p), "/")
 		if p == "" {
@@ -225,33 +239,83 @@ func sameTenantOverlap(a, b string) (tenant.ID, bool) {
 		return strings.Split(p, "/")
 	}
 	sa, sb := split(a), split(b)
-	x := ""
+	// Two variables, the tenant (0) and the session (1), shared by both
+	// sides; each free, bound to a literal, or equal to the other.
+	const vT, vS = 0, 1
+	var lit [2]string
+	joined := false
+	varOf := func(seg string) int {
+		switch seg {
+		case tenant.Placeholder:
+			return vT
+		case tenant.SessionPlaceholder:
+			return vS
+		}
+		return -1
+	}
+	hasS := false
+	bind := func(v int, l string) bool {
+		if _, err := tenant.ParseID(l); err != nil {
+			return false
+		}
+		vs := []int{v}
+		if joined {
+			vs = []int{vT, vS}
+		}
+		for _, w := range vs {
+			if lit[w] != "" && lit[w] != l {
+				return false
+			}
+		}
+		for _, w := range vs {
+			lit[w] = l
+		}
+		return true
+	}
+	for _, seg := range append(slices.Clone(sa), sb...) {
+		hasS = hasS || seg == tenant.SessionPlaceholder
+	}
 	for i := range min(len(sa), len(sb)) {
-		pa, pb := sa[i] == tenant.Placeholder, sb[i] == tenant.Placeholder
+		va, vb := varOf(sa[i]), varOf(sb[i])
 		switch {
-		case pa && pb:
-		case !pa && !pb:
+		case va < 0 && vb < 0:
 			if sa[i] != sb[i] {
-				return "", false
+				return "", "", false
+			}
+		case va >= 0 && vb >= 0:
+			if va != vb {
+				if lit[vT] != "" && lit[vS] != "" && lit[vT] != lit[vS] {
+					return "", "", false
+				}
+				joined = true
+				l := cmp.Or(lit[vT], lit[vS])
+				lit[vT], lit[vS] = l, l
+			}
+		case va >= 0:
+			if !bind(va, sb[i]) {
+				return "", "", false
 			}
 		default:
-			lit := sa[i]
-			if pa {
-				lit = sb[i]
+			if !bind(vb, sa[i]) {
+				return "", "", false
 			}
-			if _, err := tenant.ParseID(lit); err != nil || x != "" && x != lit {
-				return "", false
-			}
-			x = lit
 		}
 	}
-	return tenant.ID(cmp.Or(x, "t1")), true
+	x := tenant.ID(cmp.Or(lit[vT], "t1"))
+	if !hasS {
+		return x, "", true
+	}
+	y := tenant.SessionID(cmp.Or(lit[vS], "s1"))
+	if joined {
+		y = tenant.SessionID(x)
+	}
+	return x, y, true
 }
 
 // openJournal opens the journal of ns, the namespace of tenant id ("" for
-// the one namespace), in its store, and makes ns flush it and close the
-// store when it closes.
-func (s *Server) openJournal(ctx context.Context, ns *Namespace, id tenant.ID) error {
+// the one namespace) or of its session sid, in its store, and makes ns
+// flush it and close the store when it closes.
+func (s *Server) openJournal(ctx context.Context, ns *Namespace, id tenant.ID, sid tenant.SessionID) error {
 	c := s.cfg.Checkpoints
 	if c == nil {
 		return nil
@@ -259,7 +323,7 @@ func (s *Server) openJournal(ctx context.Context, ns *Namespace, id tenant.ID) e
 	spec := c.Store.String()
 	if id != "" {
 		var err error
-		if spec, err = c.Store.Expand(id); err != nil {
+		if spec, err = c.Store.ExpandSession(id, sid); err != nil {
 			return err
 		}
 	}

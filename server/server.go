@@ -114,9 +114,17 @@ type Config struct {
 	// (after the audit and quota, before the tool).
 	Links []Link
 	// Checkpoints, when set, journal every namespace's changes (one
-	// journal per tenant with TenantMounts) and may offer the checkpoint
-	// tools.
+	// journal per tenant with TenantMounts, per session when they name
+	// {session}) and may offer the checkpoint tools.
 	Checkpoints *Checkpoints
+	// SessionRetention is how long the storage of an ended session (a
+	// {session} in TenantMounts or in the checkpoint store) is kept for
+	// review before it is removed: 0 is DefaultSessionRetention (24h),
+	// KeepSessions (negative) never removes it.
+	SessionRetention time.Duration
+	// sessionClock, set by a test, is the clock of the sessions'
+	// retention, whose collection the test then runs.
+	sessionClock func() time.Time
 	// OnMCPServer, when set, is called with every MCP server built (one
 	// per tool list, and per stateful session), before it serves, so that
 	// a host can offer more of its own (checkpointmcp.Add). What it adds
@@ -146,6 +154,8 @@ type Server struct {
 	// sessions hold the namespaces of the stateful sessions when a
 	// template names {session} (tenants is then nil); see sessions.go.
 	sessions *tenant.Cache[sessionKey, *Servers]
+	// collector removes ended sessions' storage (sessionstorage.go).
+	collector *sessionCollector
 	// stub answers the SDK's protocol-version check of a request of an
 	// open session, which its session's own server then serves.
 	stub *mcp.Server
@@ -216,7 +226,7 @@ func (s *Server) openSingle(ctx, sctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.openJournal(ctx, ns, ""); err != nil {
+	if err := s.openJournal(ctx, ns, "", ""); err != nil {
 		ns.Close()
 		return err
 	}
@@ -336,7 +346,7 @@ func (s *Server) openNamespace(ctx context.Context, id tenant.ID, sid tenant.Ses
 	ctx = withCallInfo(ctx, callInfo{tenant: string(id)})
 	ns, err := OpenNamespace(ctx, nc, s.opener)
 	if err == nil {
-		if err = s.openJournal(ctx, ns, id); err != nil {
+		if err = s.openJournal(ctx, ns, id, sid); err != nil {
 			ns.Close()
 		}
 	}
@@ -400,6 +410,9 @@ func (s *Server) Close() error {
 	s.stop()
 	if s.tenants != nil {
 		s.tenants.Close()
+	}
+	if s.collector != nil {
+		s.collector.stop()
 	}
 	if s.sessions != nil {
 		s.sessions.Close()

@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fencefs/fencefs/mountspec"
-	"github.com/fencefs/fencefs/quota"
 	"github.com/fencefs/fencefs/tenant"
 )
 
@@ -35,9 +34,12 @@ import (
 // session limit, so a live session's namespace is not evicted.
 //
 // Such a server refuses at start stateless HTTP (a stateless request has
-// no session whose storage it could name), and, not yet served,
-// checkpoints and storage quotas (both per tenant). A request without a
-// session id other than initialize is refused with 400, saying why.
+// no session whose storage it could name). A request without a session
+// id other than initialize is refused with 400, saying why. Checkpoints
+// are kept per session, in a store whose template names {session} too
+// (a journal follows one namespace); a storage quota is per tenant,
+// across its sessions (see sessionstorage.go, which also removes an
+// ended session's storage after Config.SessionRetention).
 
 // sessionKey keys the namespace of one session of one tenant.
 type sessionKey struct {
@@ -63,24 +65,40 @@ var errPerSessionStateless = errors.New("a tenant mount with " + tenant.SessionP
 
 // openSessions builds the cache of the sessions' namespaces.
 func (s *Server) openSessions() error {
-	switch {
-	case s.cfg.Stateless:
+	if s.cfg.Stateless {
 		return errPerSessionStateless
-	case s.cfg.Checkpoints != nil:
-		return errors.New("--checkpoints: not yet served with " + tenant.SessionPlaceholder + " in --tenant-mount (a journal is per tenant)")
-	case LimitsStorage(s.cfg.Quota, s.cfg.QuotaTenants):
-		return errors.New("storage quotas: not yet served with " + tenant.SessionPlaceholder + " in --tenant-mount (usage is counted per tenant namespace)")
 	}
-	var err error
+	places, opaque, err := s.sessionPlaces()
+	if err != nil {
+		return err
+	}
+	if len(opaque) > 0 {
+		if LimitsStorage(s.cfg.Quota, s.cfg.QuotaTenants) {
+			return fmt.Errorf("storage quotas: the sessions' storage of %s cannot be counted: its kind names no place the server can list (use local:, s3://, sftp:// or another URL-like kind)", strings.Join(opaque, ", "))
+		}
+		s.logger.Warn("the storage of ended sessions is not removed from mounts of a kind that names no place the server can list", "mounts", strings.Join(opaque, ", "))
+	}
+	c := s.newCollector(places)
+	s.collector = c
 	s.sessions, err = tenant.NewCache(tenant.CacheOptions[sessionKey, *Servers]{
 		// Open sessions are at most MaxSessions (and the initializes
 		// admitted beside them): none of theirs is evicted while it lives.
 		Size: 2 * cmp.Or(s.cfg.HTTP.MaxSessions, DefaultMaxSessions),
 		Build: func(ctx context.Context, k sessionKey) (*Servers, error) {
-			return s.openNamespace(ctx, k.tenant, k.session)
+			// Live before its storage is made: a collection listing
+			// the tenant's sessions meanwhile leaves it alone.
+			c.started(k)
+			v, err := s.openNamespace(ctx, k.tenant, k.session)
+			if err != nil {
+				c.ended(k)
+			}
+			return v, err
 		},
-		OnEvict: func(_ sessionKey, v *Servers) { v.ns.Close() },
-		Logger:  s.logger,
+		OnEvict: func(k sessionKey, v *Servers) {
+			v.ns.Close()
+			c.ended(k)
+		},
+		Logger: s.logger,
 	})
 	if err != nil {
 		return err
@@ -90,10 +108,12 @@ func (s *Server) openSessions() error {
 	s.metrics.gauge("fencefs_session_namespaces", "Namespaces open for stateful MCP sessions ({session} in a tenant mount); each closes when its session ends.", func() float64 {
 		return float64(s.sessions.Len())
 	})
-	s.quotas, err = NewQuotas(s.cfg.Quota, s.cfg.QuotaTenants, func(context.Context, string) (quota.Usage, error) {
-		return quota.Usage{}, errors.New("no storage usage per session") // not reached: storage limits are refused above
-	})
-	return err
+	s.quotas, err = NewQuotas(s.cfg.Quota, s.cfg.QuotaTenants, s.sessionTenantUsage)
+	if err != nil {
+		return err
+	}
+	c.start()
+	return nil
 }
 
 // sessionEnded returns the channel closed once the namespace of key is

@@ -28,11 +28,18 @@ type sessionsFixture struct {
 	base, up string
 	schemes  mountspec.Schemes
 	hs       *httptest.Server
+	srv      *server.Server
 }
 
 func newSessionsFixture(t *testing.T, mod func(*server.Config)) (*sessionsFixture, error) {
 	t.Helper()
-	dir := t.TempDir()
+	return newSessionsFixtureIn(t, t.TempDir(), mod)
+}
+
+// newSessionsFixtureIn is newSessionsFixture with its base and upper
+// layers in dir.
+func newSessionsFixtureIn(t *testing.T, dir string, mod func(*server.Config)) (*sessionsFixture, error) {
+	t.Helper()
 	f := &sessionsFixture{base: filepath.Join(dir, "base"), up: filepath.Join(dir, "up")}
 	for _, d := range []string{f.base, f.up} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -70,6 +77,7 @@ func newSessionsFixture(t *testing.T, mod func(*server.Config)) (*sessionsFixtur
 		return nil, err
 	}
 	t.Cleanup(func() { srv.Close() })
+	f.srv = srv
 	f.hs = httptest.NewServer(srv.Handler())
 	t.Cleanup(f.hs.Close)
 	return f, nil
@@ -209,8 +217,8 @@ func TestSessionTemplatesRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newSessionsFixture(t, func(c *server.Config) { c.Checkpoints = &server.Checkpoints{Store: store} }); err == nil || !strings.Contains(err.Error(), "not yet served with {session}") {
-		t.Fatalf("checkpoints with {session}: %v, want a refusal", err)
+	if _, err := newSessionsFixture(t, func(c *server.Config) { c.Checkpoints = &server.Checkpoints{Store: store} }); err == nil || !strings.Contains(err.Error(), "must name the session ({session})") {
+		t.Fatalf("a store per tenant with {session} mounts: %v, want a refusal", err)
 	}
 	f, err := newSessionsFixture(t, nil)
 	if err != nil {

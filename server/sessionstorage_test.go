@@ -1,0 +1,261 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/overlay"
+	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/server"
+	"github.com/fencefs/fencefs/tenant"
+)
+
+// sessionStore returns the template of a checkpoint store per session
+// below dir.
+func sessionStore(t *testing.T, dir string) tenant.Template {
+	t.Helper()
+	st, err := tenant.ParseTemplate("local:" + filepath.Join(dir, tenant.Placeholder, tenant.SessionPlaceholder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestSessionCheckpointsAndQuota: with an upper layer per session, each
+// session has a journal of its own (store local:CKPT/{tenant}/{session}):
+// it lists its own changes, and a restore undoes them and leaves the
+// other session's; a storage quota is the tenant's across its sessions
+// (a second session cannot store what the first already holds), and
+// another tenant's is its own.
+func TestSessionCheckpointsAndQuota(t *testing.T) {
+	ckpt := t.TempDir()
+	f, err := newSessionsFixture(t, func(c *server.Config) {
+		c.Checkpoints = &server.Checkpoints{Store: sessionStore(t, ckpt), List: true, Restore: true}
+		c.QuotaTenants = map[string]quota.Limits{"t1": {MaxBytes: 8000}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, s2 := f.connect(t, "t1"), f.connect(t, "t1")
+	big := strings.Repeat("x", 4000)
+	write := func(cs *mcp.ClientSession, p, content string) {
+		t.Helper()
+		if out, isErr := callText(t, cs, "write_file", map[string]any{"path": p, "content": content}); isErr {
+			t.Fatalf("session %s writing %s: %s", cs.ID(), p, out)
+		}
+	}
+	write(s1, "/ws/a.txt", "one\n")
+	write(s2, "/ws/b.txt", "two\n")
+	write(s2, "/ws/big.txt", big)
+	// The quota is t1's, whatever the session: s2's large file leaves s1
+	// no room for another.
+	if out, isErr := callText(t, s1, "write_file", map[string]any{"path": "/ws/big2.txt", "content": big}); !isErr || !strings.Contains(out, "quota") {
+		t.Errorf("s1 writing past t1's quota: %v %q", isErr, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.up, "t1", s1.ID(), "big2.txt")); !os.IsNotExist(err) {
+		t.Errorf("a write refused by the quota was made: %v", err)
+	}
+	// Another tenant's quota is its own (unlimited here).
+	write(f.connect(t, "t2"), "/ws/big.txt", big+big)
+
+	// Each session lists its own checkpoints.
+	l1, _ := callText(t, s1, "list_checkpoints", nil)
+	l2, _ := callText(t, s2, "list_checkpoints", nil)
+	if !strings.Contains(l1, "write /ws/a.txt") || strings.Contains(l1, "b.txt") || strings.Contains(l1, "big") {
+		t.Errorf("s1's checkpoints:\n%s", l1)
+	}
+	if !strings.Contains(l2, "write /ws/b.txt") || !strings.Contains(l2, "write /ws/big.txt") || strings.Contains(l2, "a.txt") {
+		t.Errorf("s2's checkpoints:\n%s", l2)
+	}
+	for _, cs := range []string{s1.ID(), s2.ID()} {
+		if fi, err := os.Stat(filepath.Join(ckpt, "t1", cs)); err != nil || !fi.IsDir() {
+			t.Errorf("session %s's store: %v", cs, err)
+		}
+	}
+	// s1 restores to its start: its upper layer is back to the base,
+	// s2's keeps its changes.
+	if out, isErr := callText(t, s1, "restore_checkpoint", map[string]any{"checkpoint": 0}); isErr {
+		t.Fatalf("s1 restore: %s", out)
+	}
+	if text, _ := callText(t, s1, "read_file", map[string]any{"path": "/ws/a.txt"}); !strings.Contains(text, "base") {
+		t.Errorf("s1 reads %q after its restore, want the base", text)
+	}
+	if changes, err := f.overlay(t, "t1", s1.ID()).Changes(context.Background()); err != nil || len(changes) != 0 {
+		t.Errorf("s1's upper after its restore: %+v, %v; want no change", changes, err)
+	}
+	if text, _ := callText(t, s2, "read_file", map[string]any{"path": "/ws/b.txt"}); !strings.Contains(text, "two") {
+		t.Errorf("s2 reads %q after s1's restore", text)
+	}
+}
+
+// TestSessionStoreDisjoint: a checkpoint store per session is proven out
+// of every session's storage: in a session's own upper layer, or where
+// another session's upper lies, it is refused; beside the uppers it is
+// served.
+func TestSessionStoreDisjoint(t *testing.T) {
+	dir := t.TempDir()
+	up := filepath.Join(dir, "up")
+	for _, c := range []struct {
+		store, want string
+	}{
+		// In the session's own upper layer.
+		{filepath.Join(up, tenant.Placeholder, tenant.SessionPlaceholder, "ckpt"), "the tools must not reach the store"},
+		// In the upper layer of session "ckpt" of the tenant.
+		{filepath.Join(up, tenant.Placeholder, "ckpt", tenant.SessionPlaceholder), "reach the same storage"},
+		// Around every session of the tenant.
+		{filepath.Join(up, tenant.Placeholder), "must name the session"},
+		{filepath.Join(dir, "ckpt", tenant.Placeholder, tenant.SessionPlaceholder), ""},
+	} {
+		_, err := newSessionsFixtureIn(t, dir, func(cfg *server.Config) {
+			st, err := tenant.ParseTemplate("local:" + c.store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Checkpoints = &server.Checkpoints{Store: st}
+		})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("store %s: %v", c.store, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("store %s: %v, want %q", c.store, err, c.want)
+		}
+	}
+	// A store per session with no mount per session is refused.
+	if _, err := ckptStoreOnly(t); err == nil || !strings.Contains(err.Error(), "no tenant mount does") {
+		t.Errorf("a store per session without {session} mounts: %v", err)
+	}
+}
+
+// ckptStoreOnly builds a tenant server whose mounts are per tenant and
+// whose store is per session.
+func ckptStoreOnly(t *testing.T) (*server.Server, error) {
+	dir := t.TempDir()
+	ws, _ := tenant.ParseTemplate("local:" + filepath.Join(dir, "ws", tenant.Placeholder))
+	return server.New(t.Context(), server.Config{
+		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
+		Identity:     headerIdentity,
+		Checkpoints:  &server.Checkpoints{Store: sessionStore(t, filepath.Join(dir, "ckpt"))},
+	})
+}
+
+// clock is a test's clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// TestSessionRetention: an ended session's upper layer and checkpoint
+// store are kept for review (fencefs overlay changes works on them) for
+// the retention, then removed; a live session's storage, another
+// tenant's, and a directory that is not a session's are never touched; a
+// session an earlier process left is removed once its retention passed
+// since its last change.
+func TestSessionRetention(t *testing.T) {
+	ckpt := t.TempDir()
+	clk := &clock{now: time.Now()}
+	// What an earlier process left: an old session of t1, and a
+	// directory of the operator's.
+	dir := t.TempDir()
+	up := filepath.Join(dir, "up")
+	leftover := filepath.Join(up, "t1", strings.Repeat("A", 26))
+	notSession := filepath.Join(up, "t1", "notes")
+	for _, d := range []string{leftover, notSession} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "f.txt"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := clk.Now().Add(-3 * time.Hour)
+		for _, p := range []string{filepath.Join(d, "f.txt"), d} {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
+		c.Checkpoints = &server.Checkpoints{Store: sessionStore(t, ckpt), List: true}
+		c.SessionRetention = time.Hour
+		server.WithSessionClock(c, clk.Now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, live, other := f.connect(t, "t1"), f.connect(t, "t1"), f.connect(t, "t2")
+	for _, cs := range []*mcp.ClientSession{ended, live, other} {
+		if out, isErr := callText(t, cs, "write_file", map[string]any{"path": "/ws/a.txt", "content": cs.ID() + "\n"}); isErr {
+			t.Fatalf("write: %s", out)
+		}
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	}
+	// At start-up: the earlier process's session is due (its last change
+	// 3h ago), nothing else is.
+	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 1 {
+		t.Fatalf("first collection: %d removed, %v; want the leftover", n, err)
+	}
+	if exists(leftover) || !exists(filepath.Join(notSession, "f.txt")) {
+		t.Errorf("after the first collection: leftover there %v, operator's directory there %v", exists(leftover), exists(notSession))
+	}
+	// The session ends: its storage is kept for review.
+	if err := ended.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(59 * time.Minute)
+	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 0 {
+		t.Fatalf("collection within the retention: %d removed, %v", n, err)
+	}
+	endedUp := filepath.Join(f.up, "t1", ended.ID())
+	if changes, err := f.overlay(t, "t1", ended.ID()).Changes(context.Background()); err != nil || len(changes) != 1 || changes[0].Kind != overlay.Modified {
+		t.Errorf("the ended session's changes within the retention: %+v, %v", changes, err)
+	}
+	if !exists(filepath.Join(ckpt, "t1", ended.ID())) {
+		t.Errorf("the ended session's checkpoint store went within the retention")
+	}
+	// Past the retention: removed, upper layer and store; the rest stays.
+	clk.add(2 * time.Minute)
+	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 1 {
+		t.Fatalf("collection past the retention: %d removed, %v; want the ended session", n, err)
+	}
+	if exists(endedUp) || exists(filepath.Join(ckpt, "t1", ended.ID())) {
+		t.Errorf("the ended session's storage is still there: upper %v, store %v", exists(endedUp), exists(filepath.Join(ckpt, "t1", ended.ID())))
+	}
+	for _, p := range []string{
+		filepath.Join(f.up, "t1", live.ID(), "a.txt"), filepath.Join(ckpt, "t1", live.ID()),
+		filepath.Join(f.up, "t2", other.ID(), "a.txt"), filepath.Join(ckpt, "t2", other.ID()),
+		filepath.Join(notSession, "f.txt"),
+	} {
+		if !exists(p) {
+			t.Errorf("%s was removed", p)
+		}
+	}
+	// Much later, a live session's storage is still never touched.
+	clk.add(48 * time.Hour)
+	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 0 {
+		t.Errorf("collection with only live sessions: %d removed, %v", n, err)
+	}
+	if text, _ := callText(t, live, "read_file", map[string]any{"path": "/ws/a.txt"}); !strings.Contains(text, live.ID()) {
+		t.Errorf("the live session reads %q", text)
+	}
+}
