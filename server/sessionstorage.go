@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -207,8 +208,14 @@ func isIssuedSessionID(name string) bool {
 	return true
 }
 
-// openPlace opens the storage at p's root.
+// openPlace opens the storage at p's root; a local directory that does
+// not exist yet (no session made it) is fs.ErrNotExist.
 func (s *Server) openPlace(ctx context.Context, p sessionPlace) (backend.Backend, io.Closer, error) {
+	if p.root.Kind == mountspec.KindLocal {
+		if _, err := os.Stat(p.root.Dir); err != nil {
+			return nil, nil, err
+		}
+	}
 	timeout := cmp.Or(p.root.Timeout, s.cfg.Namespace.StorageTimeout)
 	return s.opener.Open(ctx, p.name, p.root, timeout)
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/fencefs/fencefs/audit"
 	"github.com/fencefs/fencefs/cmd/fencefs/internal/config"
@@ -145,7 +146,8 @@ func serverConfig(ctx context.Context, s *config.Settings, auditLog *audit.Logge
 			ApprovalFallback: approvalFallback(s.ApproveFallback),
 			ApprovalKey:      s.ApprovalKey,
 		},
-		Stateless: s.HTTP != "" && !s.Stateful,
+		Stateless:        s.HTTP != "" && !s.Stateful,
+		SessionRetention: sessionRetention(s.SessionRetention),
 		HTTP: server.HTTPConfig{
 			SessionTimeout:  s.SessionTimeout,
 			MaxSessions:     s.MaxSessions,
@@ -306,4 +308,17 @@ func approvalFallback(name string) func(context.Context, *tools.ChangeRequest) e
 		r.Cancel(noElicitationReason)
 		return nil
 	}
+}
+
+// sessionRetention is the server's SessionRetention of the
+// --session-retention flag: 0 (removed as the session ends) is the
+// shortest wait, negative (never) KeepSessions.
+func sessionRetention(d time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return server.KeepSessions
+	case d == 0:
+		return time.Nanosecond
+	}
+	return d
 }

@@ -80,6 +80,11 @@ type Settings struct {
 	// SessionTimeout closes an HTTP session idle for that long (serve
 	// only).
 	SessionTimeout time.Duration
+	// SessionRetention is how long serve keeps the storage of an ended
+	// session ({session} in a tenant mount or the checkpoint store) for
+	// review before removing it: 0 removes it as the session ends, a
+	// negative value ("never") keeps it.
+	SessionRetention time.Duration
 	// MaxSessions bounds the number of open HTTP sessions (serve only).
 	MaxSessions int
 	// MaxRequestBytes bounds the body of one HTTP request (serve only).
@@ -206,13 +211,14 @@ func Defaults() Settings {
 		LogLevel:     slog.LevelInfo,
 		LogFormat:    "text",
 
-		CallTimeout:     tools.DefaultCallTimeout,
-		StorageTimeout:  DefaultStorageTimeout,
-		SessionTimeout:  DefaultSessionTimeout,
-		MaxSessions:     DefaultMaxSessions,
-		MaxRequestBytes: DefaultMaxRequestBytes,
-		HTTPTimeout:     DefaultHTTPTimeout,
-		TenantCache:     DefaultTenantCache,
+		CallTimeout:      tools.DefaultCallTimeout,
+		StorageTimeout:   DefaultStorageTimeout,
+		SessionTimeout:   DefaultSessionTimeout,
+		SessionRetention: DefaultSessionRetention,
+		MaxSessions:      DefaultMaxSessions,
+		MaxRequestBytes:  DefaultMaxRequestBytes,
+		HTTPTimeout:      DefaultHTTPTimeout,
+		TenantCache:      DefaultTenantCache,
 
 		SkillsRefresh:   defaultSkillsRefresh,
 		Approve:         "none",
@@ -228,6 +234,9 @@ const (
 	DefaultStorageTimeout = 30 * time.Second
 	// DefaultSessionTimeout closes an HTTP session after 10 idle minutes.
 	DefaultSessionTimeout = 10 * time.Minute
+	// DefaultSessionRetention keeps an ended session's storage a day
+	// (server.DefaultSessionRetention).
+	DefaultSessionRetention = 24 * time.Hour
 	// DefaultMaxSessions bounds the open HTTP sessions; each holds about
 	// 100 KB.
 	DefaultMaxSessions = 1000
@@ -566,6 +575,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "call-timeout", arg: "DURATION", usage: "stop a tool call that runs longer (default 60s)", value: durationValue{&s.CallTimeout}},
 		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
+		{name: "session-retention", arg: "DURATION", usage: "with {session} in --tenant-mount: keep an ended session's storage (its upper layers and checkpoint store) this long for review, then remove it; 0 removes it as the session ends, never keeps it (default 24h)", value: retentionValue{&s.SessionRetention}, only: []string{"serve"}},
 		{name: "max-sessions", arg: "N", usage: "refuse a new HTTP session while N are open (default 1000)", value: intValue{&s.MaxSessions, 1}, only: []string{"serve"}},
 		{name: "max-request-bytes", arg: "N", usage: "refuse an HTTP request whose body is over N bytes with 413, so a write_file's content can be up to about N bytes (default 134217728: 128 MiB)", value: int64Value{&s.MaxRequestBytes}, only: []string{"serve"}},
 		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},

@@ -64,6 +64,12 @@ func TestParse(t *testing.T) {
 			settings(func(s *Settings) {
 				s.CallTimeout, s.StorageTimeout, s.SessionTimeout, s.MaxSessions, s.HTTPTimeout = 2*time.Minute, 5*time.Second, time.Hour, 3, 7*time.Second
 			}), []string{}},
+		{"session retention never", "serve", []string{"--session-retention", "never"},
+			settings(func(s *Settings) { s.SessionRetention = -1 }), []string{}},
+		{"session retention at once", "serve", []string{"--session-retention", "0"},
+			settings(func(s *Settings) { s.SessionRetention = 0 }), []string{}},
+		{"session retention", "serve", []string{"--session-retention", "168h"},
+			settings(func(s *Settings) { s.SessionRetention = 7 * 24 * time.Hour }), []string{}},
 		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
 			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
 		{"skills in order", "serve", []string{"--mount", "ws=local:/w", "--skills", "/ws/team", "--skills", "/ws/skills"},
@@ -133,6 +139,8 @@ func TestParseErrors(t *testing.T) {
 		{"serve", []string{"--call-timeout", "5"}, `--call-timeout: "5" is not a duration`},
 		{"serve", []string{"--call-timeout", "0s"}, "--call-timeout: must be > 0, got 0s"},
 		{"call", []string{"--session-timeout", "1m"}, "--session-timeout: unknown flag"},
+		{"serve", []string{"--session-retention", "-1h"}, `--session-retention: "-1h" is not a duration (such as 24h or 0) or never`},
+		{"serve", []string{"--session-retention", "forever"}, `--session-retention: "forever" is not a duration`},
 		{"serve", []string{"--max-sessions", "0"}, "--max-sessions: must be > 0"},
 		{"serve", []string{"--http-timeout", "-1s"}, "--http-timeout: must be > 0"},
 		{"call", []string{"--require-read"}, "--require-read: not for call: each call is a new process"},

@@ -82,6 +82,32 @@ func (v durationValue) Set(s string) error {
 	return nil
 }
 
+// retentionValue is a duration that may be 0, or "never" (negative).
+type retentionValue struct{ p *time.Duration }
+
+func (v retentionValue) String() string {
+	switch {
+	case v.p == nil:
+		return "0s"
+	case *v.p < 0:
+		return "never"
+	}
+	return v.p.String()
+}
+
+func (v retentionValue) Set(s string) error {
+	if strings.TrimSpace(s) == "never" {
+		*v.p = -1
+		return nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration (such as 24h or 0) or never", s)
+	}
+	*v.p = d
+	return nil
+}
+
 // parseDuration parses a positive duration with its unit.
 func parseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
