@@ -31,14 +31,14 @@ type sessionsFixture struct {
 	srv      *server.Server
 }
 
-func newSessionsFixture(t *testing.T, mod func(*server.Config)) (*sessionsFixture, error) {
+func newSessionsFixture(t testing.TB, mod func(*server.Config)) (*sessionsFixture, error) {
 	t.Helper()
 	return newSessionsFixtureIn(t, t.TempDir(), mod)
 }
 
 // newSessionsFixtureIn is newSessionsFixture with its base and upper
 // layers in dir.
-func newSessionsFixtureIn(t *testing.T, dir string, mod func(*server.Config)) (*sessionsFixture, error) {
+func newSessionsFixtureIn(t testing.TB, dir string, mod func(*server.Config)) (*sessionsFixture, error) {
 	t.Helper()
 	f := &sessionsFixture{base: filepath.Join(dir, "base"), up: filepath.Join(dir, "up")}
 	for _, d := range []string{f.base, f.up} {
