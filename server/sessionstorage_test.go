@@ -33,13 +33,16 @@ func sessionStore(t *testing.T, dir string) tenant.Template {
 // session has a journal of its own (store local:CKPT/{tenant}/{session}):
 // it lists its own changes, and a restore undoes them and leaves the
 // other session's; a storage quota is the tenant's across its sessions
-// (a second session cannot store what the first already holds), and
+// (a second session cannot store what the first already holds, nor
+// while an ended session's storage is kept, until it is removed), and
 // another tenant's is its own.
 func TestSessionCheckpointsAndQuota(t *testing.T) {
 	ckpt := t.TempDir()
+	clk := &clock{now: time.Now()}
 	f, err := newSessionsFixture(t, func(c *server.Config) {
 		c.Checkpoints = &server.Checkpoints{Store: sessionStore(t, ckpt), List: true, Restore: true}
 		c.QuotaTenants = map[string]quota.Limits{"t1": {MaxBytes: 8000}}
+		server.WithSessionClock(c, clk.Now)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +96,22 @@ func TestSessionCheckpointsAndQuota(t *testing.T) {
 	}
 	if text, _ := callText(t, s2, "read_file", map[string]any{"path": "/ws/b.txt"}); !strings.Contains(text, "two") {
 		t.Errorf("s2 reads %q after s1's restore", text)
+	}
+
+	// s2 ends: its storage, kept for review, still counts against t1;
+	// once removed after the retention, it no longer does.
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out, isErr := callText(t, s1, "write_file", map[string]any{"path": "/ws/big2.txt", "content": big}); !isErr || !strings.Contains(out, "quota") {
+		t.Errorf("s1 writing while s2's storage is kept: %v %q", isErr, out)
+	}
+	clk.add(server.DefaultSessionRetention + time.Minute)
+	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 1 {
+		t.Fatalf("collection: %d removed, %v; want s2's", n, err)
+	}
+	if out, isErr := callText(t, s1, "write_file", map[string]any{"path": "/ws/big2.txt", "content": big}); isErr {
+		t.Errorf("s1 writing once s2's storage was removed: %q", out)
 	}
 }
 
