@@ -518,7 +518,8 @@ func (c *sessionCollector) discover(ctx context.Context) error {
 // collect removes the storage of at most maxCollectBatch sessions whose
 // retention has passed and that are not live, and returns how many it
 // removed. A session whose removal failed is tried again a retention's
-// tenth later (at least a minute).
+// tenth later (at least a minute), unless its storage is not a directory
+// of its own (a link), which is left alone.
 func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 	c.mu.Lock()
 	now := c.now()
@@ -566,7 +567,10 @@ func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 				continue
 			}
 			rel := p.dir(k.tenant) + "/" + string(k.session)
-			err := backend.RemoveAll(ctx, r.b, rel, backend.RemoveAllOptions{})
+			err := noLinkOnTheWay(ctx, r.b, rel)
+			if err == nil {
+				err = backend.RemoveAll(ctx, r.b, rel, backend.RemoveAllOptions{})
+			}
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				failed = errors.Join(failed, fmt.Errorf("%s: %w", p.name, err))
 			}
@@ -574,7 +578,7 @@ func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 		if failed != nil {
 			errs = append(errs, fmt.Errorf("tenant %s, session %s: %w", k.tenant, k.session, failed))
 			c.mu.Lock()
-			if !c.live[k] {
+			if !c.live[k] && !errors.Is(failed, errNotSessionDir) {
 				c.due[k] = c.now().Add(max(c.retention/10, time.Minute))
 			}
 			c.mu.Unlock()
@@ -587,4 +591,27 @@ func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 		}
 	}
 	return removed, errors.Join(errs...)
+}
+
+// errNotSessionDir is the error of a session's storage that is not a
+// directory of its own (a link): it is never removed, nor tried again.
+var errNotSessionDir = errors.New("not a directory (a link is not followed); left alone")
+
+// noLinkOnTheWay checks that every directory of rel on b, rel itself
+// included, is a directory and not a link, so that removing rel removes
+// the template's expansion and nothing a link leads to (a link named as a
+// session is not one); a missing one is fs.ErrNotExist.
+func noLinkOnTheWay(ctx context.Context, b backend.Backend, rel string) error {
+	segs := strings.Split(rel, "/")
+	for i := range segs {
+		p := strings.Join(segs[:i+1], "/")
+		fi, err := backend.Stat(ctx, b, p)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() || fi.IsSymlink() {
+			return fmt.Errorf("%w: %s", errNotSessionDir, p)
+		}
+	}
+	return nil
 }

@@ -212,6 +212,30 @@ func TestSessionRetention(t *testing.T) {
 			}
 		}
 	}
+	// Links out of the template's location: one named like a session,
+	// one inside the leftover. Neither is followed.
+	outside := filepath.Join(dir, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "keep.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(up, "t1", strings.Repeat("B", 26))
+	if err := os.MkdirAll(filepath.Join(leftover, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{linked, filepath.Join(leftover, "sub", "out")} {
+		if err := os.Symlink(outside, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := clk.Now().Add(-3 * time.Hour)
+	for _, p := range []string{filepath.Join(leftover, "sub"), leftover} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
 		c.Checkpoints = &server.Checkpoints{Store: sessionStore(t, ckpt), List: true}
 		c.SessionRetention = time.Hour
@@ -237,6 +261,9 @@ func TestSessionRetention(t *testing.T) {
 	}
 	if exists(leftover) || !exists(filepath.Join(notSession, "f.txt")) {
 		t.Errorf("after the first collection: leftover there %v, operator's directory there %v", exists(leftover), exists(notSession))
+	}
+	if _, err := os.Lstat(linked); err != nil || !exists(filepath.Join(outside, "keep.txt")) {
+		t.Errorf("a link out of the location: link %v, its target's file there %v", err, exists(filepath.Join(outside, "keep.txt")))
 	}
 	// The session ends: its storage is kept for review.
 	if err := ended.Close(); err != nil {
@@ -269,6 +296,32 @@ func TestSessionRetention(t *testing.T) {
 		if !exists(p) {
 			t.Errorf("%s was removed", p)
 		}
+	}
+	// A session's storage replaced by a link to another tenant's, once
+	// the session ended: the link is not followed, nor tried again.
+	victim := f.connect(t, "t1")
+	if out, isErr := callText(t, victim, "write_file", map[string]any{"path": "/ws/a.txt", "content": "victim\n"}); isErr {
+		t.Fatalf("write: %s", out)
+	}
+	if err := victim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	victimUp := filepath.Join(f.up, "t1", victim.ID())
+	if err := os.RemoveAll(victimUp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "t2", other.ID()), victimUp); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(2 * time.Hour)
+	if n, err := server.CollectSessions(t.Context(), f.srv); n != 0 || err == nil || !strings.Contains(err.Error(), "left alone") {
+		t.Errorf("collection of a session whose storage is a link: %d removed, %v", n, err)
+	}
+	if !exists(filepath.Join(f.up, "t2", other.ID(), "a.txt")) {
+		t.Fatalf("the collection followed a link into t2's storage")
+	}
+	if n, err := server.CollectSessions(t.Context(), f.srv); n != 0 || err != nil {
+		t.Errorf("the link's session tried again: %d, %v", n, err)
 	}
 	// Much later, a live session's storage is still never touched.
 	clk.add(48 * time.Hour)
