@@ -265,6 +265,9 @@ func (s *Server) sessionTenantUsage(ctx context.Context, t string) (quota.Usage,
 	var u quota.Usage
 	for _, p := range s.collector.places {
 		b, closer, err := s.openPlace(ctx, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // no session made it yet
+		}
 		if err != nil {
 			return quota.Usage{}, fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -357,7 +360,7 @@ func (c *sessionCollector) started(key sessionKey) {
 func (c *sessionCollector) ended(key sessionKey) {
 	c.mu.Lock()
 	delete(c.live, key)
-	if c.retention >= 0 {
+	if c.retention >= 0 && len(c.places) > 0 {
 		c.due[key] = c.now().Add(c.retention)
 	}
 	c.mu.Unlock()
