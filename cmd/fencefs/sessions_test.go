@@ -68,3 +68,40 @@ func TestServeSessionCheckpoints(t *testing.T) {
 		t.Errorf("s2's checkpoints after s1 ended:\n%s", out)
 	}
 }
+
+// TestServeSessionReview: with the default --session-retention, an
+// ended session's upper layer and journal stay for review: fencefs
+// overlay diff shows its change against the base, fencefs checkpoints
+// lists it, and fencefs overlay commit lands it.
+func TestServeSessionReview(t *testing.T) {
+	t.Parallel()
+	iss := tenanttest.NewIssuer(t)
+	base := t.TempDir()
+	writeFile(t, filepath.Join(base, "base", "a.txt"), "base\n")
+	up, ckpt := filepath.Join(base, "up"), filepath.Join(base, "ckpt")
+	h := startServe(t, "serve", "--http", "127.0.0.1:0", "--stateful", "--tools", allTools(),
+		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
+		"--tenant-mount", "ws=overlay:local:"+filepath.Join(base, "base")+":ro+local:"+filepath.Join(up, "{tenant}", "{session}"),
+		"--checkpoints", "local:"+filepath.Join(ckpt, "{tenant}", "{session}"))
+	cs, err := connectAs(t, h.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), "")
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, h.stderr.String())
+	}
+	callOK(t, t.Context(), cs, "read_file", map[string]any{"path": "/ws/a.txt"})
+	callOK(t, t.Context(), cs, "edit_file", map[string]any{"path": "/ws/a.txt", "old_text": "base", "new_text": "reviewed"})
+	sid := cs.ID()
+	cs.Close()
+	spec := "overlay:local:" + filepath.Join(base, "base") + "+local:" + filepath.Join(up, "t1", sid)
+	if got := runFencefs(t, base, "", nil, "overlay", "diff", spec); got.code != 0 || !strings.Contains(got.stdout, "-base") || !strings.Contains(got.stdout, "+reviewed") {
+		t.Errorf("fencefs overlay diff of the ended session: %+v", got)
+	}
+	if got := runFencefs(t, base, "", nil, "checkpoints", "--mount", "ws="+spec, "local:"+filepath.Join(ckpt, "t1", sid), "list"); got.code != 0 || !strings.Contains(got.stdout, "edit ws/a.txt") {
+		t.Errorf("fencefs checkpoints list of the ended session: %+v", got)
+	}
+	if got := runFencefs(t, base, "", nil, "overlay", "commit", spec); got.code != 0 || !strings.Contains(got.stdout, "landed") {
+		t.Errorf("fencefs overlay commit of the ended session: %+v", got)
+	}
+	if data, err := os.ReadFile(filepath.Join(base, "base", "a.txt")); err != nil || string(data) != "reviewed\n" {
+		t.Errorf("the base after the commit: %q, %v", data, err)
+	}
+}
