@@ -105,6 +105,9 @@ func (s *Server) openSessions() error {
 	}
 	s.stub = mcp.NewServer(&mcp.Implementation{Name: "fencefs"}, nil)
 	s.ended = map[sessionKey]chan struct{}{}
+	s.metrics.gauge("fencefs_sessions_kept", "Ended sessions whose storage is kept for review, to be removed when their retention passes (--session-retention).", func() float64 {
+		return float64(c.kept())
+	})
 	s.metrics.gauge("fencefs_session_namespaces", "Namespaces open for stateful MCP sessions ({session} in a tenant mount); each closes when its session ends.", func() float64 {
 		return float64(s.sessions.Len())
 	})

@@ -367,6 +367,13 @@ func (c *sessionCollector) ended(key sessionKey) {
 	c.poke()
 }
 
+// kept returns how many ended sessions' storage is awaiting removal.
+func (c *sessionCollector) kept() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.due)
+}
+
 func (c *sessionCollector) poke() {
 	select {
 	case c.wake <- struct{}{}:

@@ -273,6 +273,9 @@ func TestSessionRetention(t *testing.T) {
 	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 0 {
 		t.Fatalf("collection within the retention: %d removed, %v", n, err)
 	}
+	if got := f.metric(t, "fencefs_sessions_kept"); got != "1" {
+		t.Errorf("sessions kept: %s, want the ended one", got)
+	}
 	endedUp := filepath.Join(f.up, "t1", ended.ID())
 	if changes, err := f.overlay(t, "t1", ended.ID()).Changes(context.Background()); err != nil || len(changes) != 1 || changes[0].Kind != overlay.Modified {
 		t.Errorf("the ended session's changes within the retention: %+v, %v", changes, err)
@@ -284,6 +287,9 @@ func TestSessionRetention(t *testing.T) {
 	clk.add(2 * time.Minute)
 	if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != 1 {
 		t.Fatalf("collection past the retention: %d removed, %v; want the ended session", n, err)
+	}
+	if got := f.metric(t, "fencefs_sessions_kept"); got != "0" {
+		t.Errorf("sessions kept after the removal: %s", got)
 	}
 	if exists(endedUp) || exists(filepath.Join(ckpt, "t1", ended.ID())) {
 		t.Errorf("the ended session's storage is still there: upper %v, store %v", exists(endedUp), exists(filepath.Join(ckpt, "t1", ended.ID())))
