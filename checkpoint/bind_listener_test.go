@@ -1,0 +1,47 @@
+package checkpoint_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/fencefs/fencefs/checkpoint"
+	"github.com/fencefs/fencefs/memfs"
+	"github.com/fencefs/fencefs/tools"
+)
+
+// TestBindAfterInnerListeners: a change listener added inside the bound
+// context (an approval asking the user, as mcpserver adds inside a
+// Wrap) runs before the journal; a change it cancels is not journaled,
+// one it lets through is, with its after-state.
+func TestBindAfterInnerListeners(t *testing.T) {
+	ctx := context.Background()
+	ns, store := memfs.New(), memfs.New()
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := tools.New(ns, tools.Options{Tools: tools.AllTools()})
+	for _, c := range []struct {
+		path   string
+		accept bool
+	}{{"declined.txt", false}, {"accepted.txt", true}} {
+		cctx := tools.WithChangeListener(j.Bind(ctx), func(_ context.Context, req *tools.ChangeRequest) error {
+			if !c.accept {
+				req.Cancel("the user declined the change")
+			}
+			return nil
+		})
+		args, _ := json.Marshal(map[string]string{"path": c.path, "content": "x"})
+		if _, err := set.Call(cctx, "write_file", args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cps := j.Checkpoints()
+	if len(cps) != 1 || cps[0].Path != "accepted.txt" || cps[0].Changes[0].After == nil {
+		t.Fatalf("checkpoints: %+v, want the accepted write alone, with its after-state", cps)
+	}
+}
