@@ -8,10 +8,11 @@ import (
 // SDKLogger returns the logger to give the MCP SDK (its server options,
 // its streamable HTTP handler's) in place of l: the SDK's informational
 // lines (connecting, a session connected, initialized, disconnected) come
-// down to debug, its warnings and errors stay. The SDK writes them
-// without the request's context, so they could carry neither tenant nor
-// request id, and over stateless HTTP every request would cost three of
-// them though nothing happened.
+// down to debug, its warnings and errors stay; over stateless HTTP every
+// request would otherwise cost three lines though nothing happened. The
+// SDK writes its lines without the request's context; l's handler finds
+// the request by other means if it can (server.LogHandler does, by the
+// goroutine that serves the request).
 func SDKLogger(l *slog.Logger) *slog.Logger {
 	return slog.New(sdkHandler{l.Handler()})
 }

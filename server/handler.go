@@ -54,6 +54,8 @@ func (s *Server) newHandler() http.Handler {
 	hc := s.cfg.HTTP
 	var handler http.Handler = mcp.NewStreamableHTTPHandler(s.getServer,
 		&mcp.StreamableHTTPOptions{Logger: mcpserver.SDKLogger(s.logger), SessionTimeout: cmp.Or(hc.SessionTimeout, DefaultSessionTimeout), Stateless: s.cfg.Stateless, MaxRequestBodyBytes: hc.MaxRequestBytes})
+	// The SDK's lines find their request's tenant and id by goroutine.
+	handler = bindLogs(handler)
 	mux := http.NewServeMux()
 	s.health(mux)
 	mux.Handle("GET /metrics", s.metrics.Handler())

@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"runtime/pprof"
+	"sync"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,16 +28,22 @@ type callInfo struct {
 
 type callInfoKey struct{}
 
+// or returns ci with the fields it leaves empty taken from o.
+func (ci callInfo) or(o callInfo) callInfo {
+	if ci.tenant == "" {
+		ci.tenant = o.tenant
+	}
+	if ci.requestID == "" {
+		ci.requestID = o.requestID
+	}
+	return ci
+}
+
 // withCallInfo returns ctx carrying ci, keeping the fields ci leaves
 // empty from what ctx carried.
 func withCallInfo(ctx context.Context, ci callInfo) context.Context {
 	if prev, ok := ctx.Value(callInfoKey{}).(callInfo); ok {
-		if ci.tenant == "" {
-			ci.tenant = prev.tenant
-		}
-		if ci.requestID == "" {
-			ci.requestID = prev.requestID
-		}
+		ci = ci.or(prev)
 	}
 	return context.WithValue(ctx, callInfoKey{}, ci)
 }
@@ -50,9 +59,14 @@ func callInfoOf(ctx context.Context) callInfo {
 // one call can be found by either.
 type LogHandler struct{ slog.Handler }
 
-// Handle implements slog.Handler.
+// Handle implements slog.Handler. A record whose context carries no
+// call (the MCP SDK logs without the request's context) takes the call
+// its goroutine serves, bound by bindLogs.
 func (h LogHandler) Handle(ctx context.Context, r slog.Record) error {
 	ci := callInfoOf(ctx)
+	if ci.tenant == "" || ci.requestID == "" {
+		ci = ci.or(boundCallInfo())
+	}
 	if ci.tenant != "" {
 		r.AddAttrs(slog.String("tenant", ci.tenant))
 	}
@@ -115,3 +129,79 @@ func (Logging) Wrap(_ *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 // Tenant returns the tenant of the call ctx belongs to ("" outside a
 // call, or without identities), for telemetry.Options.Tenant.
 func Tenant(ctx context.Context) string { return callInfoOf(ctx).tenant }
+
+// The MCP SDK logs with a logger of its server's options, shared by every
+// tenant of a tool list, and without the request's context, so its lines
+// cannot carry a call's tenant and request id the way fencefs's own do.
+// What a request's lines share is their goroutines: the SDK writes its
+// lines in the HTTP handler's goroutine (connecting, connect errors, the
+// transport's write errors) or in goroutines the handler started (the
+// JSON-RPC connection's reader and the handlers of its messages, which
+// log a duplicate initialize, a method invalid before initialization, a
+// method the new protocol removed). The runtime copies a goroutine's
+// profiler labels to every goroutine it starts, so bindLogs gives the
+// handler's goroutine labels of the request's own (a fresh label set: a
+// new pointer), and LogHandler finds the call by that pointer. The labels
+// also name tenant and request id in CPU profiles.
+//
+// getProfLabel and setProfLabel are the runtime's accessors of a
+// goroutine's label pointer, kept for outside use by go.dev/issue/67401.
+// The pointer is only compared, never read: an entry is deleted before
+// its label set can be freed, and while any goroutine holds the set no
+// other can be allocated at its address.
+
+//go:linkname getProfLabel runtime/pprof.runtime_getProfLabel
+func getProfLabel() unsafe.Pointer
+
+//go:linkname setProfLabel runtime/pprof.runtime_setProfLabel
+func setProfLabel(labels unsafe.Pointer)
+
+// boundCalls maps the label pointer bindLogs gave a request's goroutine
+// to the request's callInfo.
+var boundCalls sync.Map
+
+// boundCallInfo returns the call the current goroutine serves, if bindLogs
+// bound one to it or to the goroutine that started it (zero otherwise).
+func boundCallInfo() callInfo {
+	p := getProfLabel()
+	if p == nil {
+		return callInfo{}
+	}
+	ci, _ := boundCalls.Load(p)
+	v, _ := ci.(callInfo)
+	return v
+}
+
+// bindLogs binds the tenant (from the request's identity) and request id
+// (from RequestID) of each request to the goroutine that serves it and
+// to every goroutine it starts, for the lines of the MCP SDK that next
+// is (see LogHandler), until the request ends; the goroutine's labels
+// are then restored.
+func bindLogs(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ci := callInfoOf(r.Context())
+		if id, err := tenant.FromContext(r.Context()); err == nil {
+			ci.tenant = string(id.Tenant)
+		}
+		if ci == (callInfo{}) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		labels := make([]string, 0, 4)
+		if ci.tenant != "" {
+			labels = append(labels, "tenant", ci.tenant)
+		}
+		if ci.requestID != "" {
+			labels = append(labels, "request_id", ci.requestID)
+		}
+		prev := getProfLabel()
+		pprof.SetGoroutineLabels(pprof.WithLabels(r.Context(), pprof.Labels(labels...)))
+		key := getProfLabel()
+		boundCalls.Store(key, ci)
+		defer func() {
+			boundCalls.Delete(key)
+			setProfLabel(prev)
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -112,4 +113,171 @@ func TestStatelessLogLines(t *testing.T) {
 			t.Errorf("a line without its tenant and request id: %s", line)
 		}
 	}
+}
+
+// statelessServer serves tenants t1 and t2 (each with a.txt) over
+// stateless HTTP, logging to logs at level.
+func statelessServer(t *testing.T, logs io.Writer, level slog.Level) *httptest.Server {
+	t.Helper()
+	dir := t.TempDir()
+	for _, id := range []string{"t1", "t2"} {
+		if err := os.MkdirAll(filepath.Join(dir, id), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, id, "a.txt"), []byte("a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := tenant.ParseTemplate("local:" + filepath.Join(dir, tenant.Placeholder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(context.Background(), server.Config{
+		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
+		Stateless:    true,
+		Logger:       slog.New(server.LogHandler{Handler: slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level})}),
+		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
+			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
+			}
+			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	hs := httptest.NewServer(srv.MCPHandler())
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// postRaw posts body to the MCP endpoint as tenant id and returns the
+// answer's status and the request id the server gave it.
+func postRaw(t *testing.T, url, id, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Tenant", id)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	rid := resp.Header.Get(server.RequestIDHeader)
+	if rid == "" {
+		t.Fatalf("an answer without %s", server.RequestIDHeader)
+	}
+	return resp.StatusCode, rid
+}
+
+// sdkBadRequests are requests over which the MCP SDK writes lines of its
+// own (a duplicate initialize is an error line of the SDK's server, its
+// JSON-RPC handler goroutine), or answers an error without a line.
+var sdkBadRequests = map[string]struct {
+	body   string
+	header map[string]string
+}{
+	"duplicate initialize": {body: `[` + initialize(1) + `,` + initialize(2) + `]`},
+	"malformed body":       {body: `{"jsonrpc":"2.0","id":1,"method":`},
+	"unknown tool":         {body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}`},
+	"bad session id":       {body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, header: map[string]string{"Mcp-Session-Id": "nosuch"}},
+	"new protocol ping": {
+		body:   `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		header: map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "ping"},
+	},
+	"read_file": {body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/ws/a.txt"}}}`},
+}
+
+func initialize(id int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, id)
+}
+
+// TestSDKLogLinesCarryCall drives requests that make the MCP SDK write
+// lines of its own (it logs without the request's context, with a logger
+// every tenant shares) over real HTTP, from two tenants at once, with
+// the log at debug so that every SDK line shows: each line names the
+// tenant and the request id of the request it belongs to, and the SDK's
+// error line for a duplicate initialize shows at the default level too.
+func TestSDKLogLinesCarryCall(t *testing.T) {
+	var logs syncBuffer
+	hs := statelessServer(t, &logs, slog.LevelDebug)
+	var mu sync.Mutex
+	tenantOf := map[string]string{} // request id -> tenant
+	errorIDs := map[string]bool{}   // request ids of the duplicate initializes
+	var wg sync.WaitGroup
+	for _, id := range []string{"t1", "t2"} {
+		for name, br := range sdkBadRequests {
+			wg.Go(func() {
+				for range 5 {
+					_, rid := postRaw(t, hs.URL, id, br.body, br.header)
+					mu.Lock()
+					tenantOf[rid] = id
+					if name == "duplicate initialize" {
+						errorIDs[rid] = true
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	sdkLines, errorLines := 0, map[string]bool{}
+	for _, line := range lines {
+		tenantAttr, rid := attr(line, "tenant"), attr(line, "request_id")
+		if want, ok := tenantOf[rid]; !ok || tenantAttr != want {
+			t.Errorf("a line not of its request (tenant %q, request id %q, the request's tenant %q):\n%s", tenantAttr, rid, want, line)
+		}
+		if strings.Contains(line, "msg=\"server connecting\"") {
+			sdkLines++
+		}
+		if strings.Contains(line, "level=ERROR") && strings.Contains(line, "duplicate initialize request") {
+			errorLines[rid] = true
+		}
+	}
+	if sdkLines != len(tenantOf) {
+		t.Errorf("%d SDK connecting lines for %d requests", sdkLines, len(tenantOf))
+	}
+	for rid := range errorIDs {
+		if !errorLines[rid] {
+			t.Errorf("no SDK error line names the duplicate initialize of request %s", rid)
+		}
+	}
+	if len(errorLines) != len(errorIDs) {
+		t.Errorf("%d SDK error lines for %d duplicate initializes", len(errorLines), len(errorIDs))
+	}
+
+	// At the default level the SDK's error line shows, with its ids,
+	// and nothing else does.
+	var info syncBuffer
+	hs = statelessServer(t, &info, slog.LevelInfo)
+	_, rid := postRaw(t, hs.URL, "t2", sdkBadRequests["duplicate initialize"].body, nil)
+	got := strings.TrimSpace(info.String())
+	if strings.Count(got, "\n") != 0 || !strings.Contains(got, "duplicate initialize request") ||
+		attr(got, "tenant") != "t2" || attr(got, "request_id") != rid {
+		t.Errorf("a duplicate initialize at the default level logged:\n%s\nwant one SDK error line with tenant=t2 request_id=%s", got, rid)
+	}
+}
+
+// attr returns the value of key in a text handler's line ("" if none).
+func attr(line, key string) string {
+	i := strings.Index(line, " "+key+"=")
+	if i < 0 {
+		return ""
+	}
+	v := line[i+len(key)+2:]
+	if j := strings.IndexByte(v, ' '); j >= 0 {
+		v = v[:j]
+	}
+	return v
 }
