@@ -7,7 +7,7 @@
 // concurrent clients, and prints one table with a goal column and the
 // machine's load beside each row.
 //
-//	scale-bench [-fencefs BIN] [-floor BIN] [-tenants 100,1000] [-clients 16] [-d 3s] [-phases throughput,churn,memory]
+//	scale-bench [-fencefs BIN] [-floor BIN] [-tenants 100,1000] [-clients 16] [-d 3s] [-rounds 6] [-phases throughput,churn,memory]
 //	scale-bench -tenants 1000,10000,100000 -phases memory -memlimit 1800MiB   the memory curve of issue 25
 //
 // Without -fencefs and -floor it builds both (cmd/fencefs and
@@ -56,7 +56,9 @@ type config struct {
 	dur            time.Duration
 	churnTenants   int
 	churnCache     int
-	phases         map[string]bool
+	// rounds is how many interleaved rounds the churn measurement makes.
+	rounds int
+	phases map[string]bool
 	// memLimit is fencefs serve's GOMEMLIMIT ("" for none).
 	memLimit string
 }
@@ -72,10 +74,14 @@ func run(args []string, out io.Writer) error {
 	fl.DurationVar(&c.dur, "d", 3*time.Second, "duration of each throughput measurement")
 	fl.IntVar(&c.churnTenants, "churn", 1000, "tenants cycling through the churn measurement")
 	fl.IntVar(&c.churnCache, "churn-cache", 100, "--tenant-cache of the churn measurement")
+	fl.IntVar(&c.rounds, "rounds", 6, "interleaved rounds of the churn measurement (each server -d in all)")
 	fl.StringVar(&c.memLimit, "memlimit", "", "run fencefs serve with this GOMEMLIMIT, such as 1800MiB (default: none)")
 	phases := fl.String("phases", "throughput,churn,memory", "the measurements to make, comma-separated")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if c.rounds < 1 {
+		return fmt.Errorf("-rounds: %d is not a number of rounds", c.rounds)
 	}
 	c.phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
@@ -613,33 +619,81 @@ func floorRow(c config, warm result, t *table) error {
 	return nil
 }
 
-// churn cycles c.churnTenants tenants through a cache of c.churnCache:
-// nearly every call opens its tenant's namespace again.
+// churn measures what a cold tenant costs over a warm one with the same
+// access pattern: c.churnTenants tenants cycling, against a server whose
+// cache holds c.churnCache of them (nearly every call opens its tenant's
+// namespace again) and a server whose cache holds them all. Both see the
+// same clients, the same calls and the same tenants' directories, in
+// interleaved rounds (the order turning each round, so that a drift of
+// the machine's load falls on both); CPU per call is each server
+// process's own (/proc). A second all-cached server is the control: its
+// difference from the first is the method's noise.
 func churn(c config, fix *fixture, t *table) error {
 	n := min(c.churnTenants, len(fix.tokens))
-	srv, err := startFencefs(c, fix, c.churnCache)
-	if err != nil {
-		return err
+	type side struct {
+		name string
+		srv  *server
+		ss   *sessions
+		sum  result
+		per  []time.Duration // CPU per call of each round
 	}
-	defer srv.stop()
-	ss := &sessions{url: srv.url, fix: fix, m: map[[2]int]*mcp.ClientSession{}}
-	defer ss.close()
-	hot := func(w, i int) int { return w % c.churnCache }
-	cold := func(w, i int) int { return (w + i*c.clients) % n }
-	if _, err := drive(c, srv, 0, (n+c.clients-1)/c.clients, readOp(ss, cold)); err != nil {
-		return err
+	var sides []*side
+	defer func() {
+		for _, sd := range sides {
+			sd.ss.close()
+			sd.srv.stop()
+		}
+	}()
+	for _, sc := range []struct {
+		name  string
+		cache int
+	}{{"cold", c.churnCache}, {"warm", 2 * n}, {"control", 2 * n}} {
+		srv, err := startFencefs(c, fix, sc.cache)
+		if err != nil {
+			return err
+		}
+		sides = append(sides, &side{name: sc.name, srv: srv, ss: &sessions{url: srv.url, fix: fix, m: map[[2]int]*mcp.ClientSession{}}})
 	}
-	warm, err := drive(c, srv, c.dur, 0, readOp(ss, hot))
-	if err != nil {
-		return err
+	cycle := func(w, i int) int { return (w + i*c.clients) % n }
+	for _, sd := range sides {
+		// Every client session opened; the warm servers cache every
+		// tenant.
+		if _, err := drive(c, sd.srv, 0, (n+c.clients-1)/c.clients, readOp(sd.ss, cycle)); err != nil {
+			return err
+		}
 	}
-	r, err := drive(c, srv, c.dur, 0, readOp(ss, cold))
-	if err != nil {
-		return err
+	round := c.dur / time.Duration(c.rounds)
+	for k := range c.rounds {
+		for j := range sides {
+			sd := sides[(j+k)%len(sides)]
+			r, err := drive(c, sd.srv, round, 0, readOp(sd.ss, cycle))
+			if err != nil {
+				return err
+			}
+			sd.sum.ops += r.ops
+			sd.sum.elapsed += r.elapsed
+			sd.sum.cpu += r.cpu
+			sd.sum.lat = append(sd.sum.lat, r.lat...)
+			sd.per = append(sd.per, r.cpuPerOp())
+		}
 	}
-	t.row(fmt.Sprintf("read_file, %d tenants cycling, --tenant-cache %d", n, c.churnCache), r.rate(), "", "")
-	extra := r.cpuPerOp() - warm.cpuPerOp()
-	t.row("  server CPU per call, cold - warm", us(extra), "<= 50 µs", okIf(extra <= 50*time.Microsecond))
+	cold, warm, control := sides[0], sides[1], sides[2]
+	// spread gives the least and greatest difference of a round.
+	spread := func(a, b *side) string {
+		d := make([]time.Duration, len(a.per))
+		for k := range d {
+			d[k] = a.per[k] - b.per[k]
+		}
+		return fmt.Sprintf("rounds %d to %d µs", slices.Min(d).Microseconds(), slices.Max(d).Microseconds())
+	}
+	t.row(fmt.Sprintf("read_file, %d tenants cycling, --tenant-cache %d (cold)", n, c.churnCache), cold.sum.rate(), "", "")
+	t.row("  server CPU per call", us(cold.sum.cpuPerOp()), "", "")
+	t.row(fmt.Sprintf("read_file, the same, --tenant-cache %d (warm)", 2*n), warm.sum.rate(), "", "")
+	t.row("  server CPU per call", us(warm.sum.cpuPerOp()), "", "")
+	extra := cold.sum.cpuPerOp() - warm.sum.cpuPerOp()
+	t.row("  server CPU per call, cold - warm", us(extra)+", "+spread(cold, warm), "<= 50 µs", okIf(extra <= 50*time.Microsecond))
+	noise := control.sum.cpuPerOp() - warm.sum.cpuPerOp()
+	t.row("  control: a second warm server - warm", us(noise)+", "+spread(control, warm), "", "")
 	return nil
 }
 
