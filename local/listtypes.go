@@ -3,6 +3,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"io/fs"
@@ -47,6 +48,12 @@ func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, err
 		}
 		b := buf[:n]
 		entries = slices.Grow(entries, countDirents(b))
+		// The names of one read share one string (one allocation, not
+		// one per entry: a walk lists a hundred thousand names), copied
+		// once they are gathered at the front of buf, each where a record
+		// already read stood.
+		names := 0
+		first := len(entries)
 		for len(b) >= direntName {
 			reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
 			if reclen < direntName || reclen > len(b) {
@@ -54,15 +61,11 @@ func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, err
 			}
 			typ := b[direntName-1]
 			name := b[direntName:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
 			}
 			b = b[reclen:]
-			s := string(name)
-			if s == "" || s == "." || s == ".." || isPendingName(s) {
+			if len(name) == 0 || name[0] == '.' && (len(name) == 1 || len(name) == 2 && name[1] == '.') || len(name) == pendingNameLen && isPendingName(string(name)) {
 				continue
 			}
 			var mode fs.FileMode
@@ -82,15 +85,27 @@ func (f *FS) ListTypes(ctx context.Context, dir string) ([]backend.DirEntry, err
 				mode = fs.ModeDevice
 			default:
 				var st unix.Stat_t
-				if err := fstatat(fd, s, &st); err != nil {
+				if err := fstatat(fd, string(name), &st); err != nil {
 					continue
 				}
 				mode = fileMode(&st).Type()
 			}
-			entries = append(entries, backend.DirEntry{Name: s, Type: mode, Size: -1})
+			names += copy(buf[names:], name)
+			// Size holds where the name ends until all is made.
+			entries = append(entries, backend.DirEntry{Type: mode, Size: int64(names)})
+		}
+		all := string(buf[:names])
+		start := 0
+		for i := first; i < len(entries); i++ {
+			end := int(entries[i].Size)
+			entries[i].Name, entries[i].Size = all[start:end], -1
+			start = end
 		}
 	}
 }
+
+// pendingNameLen is the length of every name isPendingName accepts.
+const pendingNameLen = len(tempPrefix) + 8 + len(tempSuffix)
 
 // direntBuf returns a getdents buffer from f's pool: a walk lists
 // thousands of directories, and a fresh 32 KiB buffer for each was most of

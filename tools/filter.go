@@ -103,6 +103,14 @@ func (s *Set) newWalkFilter(root target) *walkFilter {
 // be visible even when the directory itself is not (allowed patterns name
 // files).
 func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntry) (we walkEntry, show, descend bool, err error) {
+	return f.checkBelow(ctx, actual, e, false)
+}
+
+// checkBelow is check; walked tells that every directory between the
+// walk root and the entry passed check and was descended into (a tree
+// walk's entries), so that only the entry's own name can be hidden or
+// hold a control character.
+func (f *walkFilter) checkBelow(ctx context.Context, actual string, e backend.DirEntry, walked bool) (we walkEntry, show, descend bool, err error) {
 	rel, ok := f.below(actual)
 	if !ok {
 		return we, false, false, nil
@@ -116,10 +124,10 @@ func (f *walkFilter) check(ctx context.Context, actual string, e backend.DirEntr
 		f.countControl(actual, e.IsDir())
 		return we, false, false, nil
 	}
-	if hasControl(rel) {
+	if !walked && hasControl(rel) {
 		return we, false, false, nil
 	}
-	if hiddenComponent(rel) {
+	if walked && strings.HasPrefix(e.Name, ".") || !walked && hiddenComponent(rel) {
 		if !strings.Contains(rel, "/") {
 			counted, err := f.wouldShow(ctx, we, rel, e)
 			if err != nil {

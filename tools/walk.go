@@ -149,6 +149,9 @@ type treeWalk[S any] struct {
 	orders [][]int32
 	// walked, when set, counts the entries visited (WithWalkCounter).
 	walked *atomic.Int64
+	// pathBufs holds, per depth, the storage paths of the entries of the
+	// directory visited there.
+	pathBufs [][]string
 }
 
 // sorted returns the indexes of entries in name order, in the buffer of
@@ -164,6 +167,37 @@ func (w *treeWalk[S]) sorted(entries []backend.DirEntry, depth int) []int32 {
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(entries[a].Name, entries[b].Name) })
 	w.orders[depth] = order
 	return order
+}
+
+// paths returns the storage path of each of the entries of dir, in the
+// entries' order, in the buffer of the given depth: substrings of one
+// string, not one allocation each.
+func (w *treeWalk[S]) paths(dir string, entries []backend.DirEntry, depth int) []string {
+	prefix := dir + "/"
+	if dir == "." || dir == "" {
+		prefix = ""
+	}
+	n := 0
+	for _, e := range entries {
+		n += len(prefix) + len(e.Name)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, e := range entries {
+		sb.WriteString(prefix)
+		sb.WriteString(e.Name)
+	}
+	all := sb.String()
+	for len(w.pathBufs) <= depth {
+		w.pathBufs = append(w.pathBufs, nil)
+	}
+	paths := slices.Grow(w.pathBufs[depth][:0], len(entries))[:len(entries)]
+	for i, e := range entries {
+		k := len(prefix) + len(e.Name)
+		paths[i], all = all[:k], all[k:]
+	}
+	w.pathBufs[depth] = paths
+	return paths
 }
 
 // dir visits the entries of the storage directory dir, relDir below the
@@ -194,18 +228,21 @@ func (w *treeWalk[S]) dir(ctx context.Context, dir, relDir string, depth int, st
 			return err
 		}
 	}
+	paths := w.paths(dir, entries, depth)
 	for _, i := range w.sorted(entries, depth) {
 		e := entries[i]
 		if w.walked != nil {
 			w.walked.Add(1)
 		}
-		actual := backend.Join(dir, e.Name)
+		actual := paths[i]
 		// rel is actual without the root and its slash: no new string.
 		rel := actual
 		if root := w.f.root.resolved; root != "." {
 			rel = actual[len(root)+1:]
 		}
-		we, show, descend, err := w.f.check(ctx, actual, e)
+		// Every directory above the entry, below the root, passed the
+		// filter on the way down.
+		we, show, descend, err := w.f.checkBelow(ctx, actual, e, true)
 		if err != nil {
 			return err
 		}

@@ -45,6 +45,11 @@ type component struct {
 	kind compKind
 	// text is the literal, prefix or suffix, or the doublestar pattern.
 	text string
+	// bytewise is set when a literal, prefix or suffix holds no U+FFFD:
+	// then no name, valid UTF-8 or not, compares otherwise by bytes than
+	// by runes as doublestar decodes them (an invalid byte decodes to
+	// U+FFFD and ends where a valid rune of text starts).
+	bytewise bool
 }
 
 type compKind uint8
@@ -130,11 +135,11 @@ func compile(c string) component {
 		// doublestar compares runes, so invalid bytes match alike.
 		return component{kind: compGlob, text: c}
 	case !strings.ContainsAny(c, meta):
-		return component{kind: compLiteral, text: c}
+		return component{kind: compLiteral, text: c, bytewise: !strings.ContainsRune(c, utf8.RuneError)}
 	case c[0] == '*' && !strings.ContainsAny(c[1:], meta):
-		return component{kind: compSuffix, text: c[1:]}
+		return component{kind: compSuffix, text: c[1:], bytewise: !strings.ContainsRune(c, utf8.RuneError)}
 	case c[len(c)-1] == '*' && !strings.ContainsAny(c[:len(c)-1], meta):
-		return component{kind: compPrefix, text: c[:len(c)-1]}
+		return component{kind: compPrefix, text: c[:len(c)-1], bytewise: !strings.ContainsRune(c, utf8.RuneError)}
 	}
 	return component{kind: compGlob, text: c}
 }
@@ -143,7 +148,7 @@ func compile(c string) component {
 // span). Names that are not valid UTF-8 go to doublestar, which decodes
 // each invalid byte as U+FFFD, so that they match as they always did.
 func (c component) match(name string) bool {
-	if c.kind != compGlob && c.kind != compAny && !utf8.ValidString(name) {
+	if c.kind != compGlob && c.kind != compAny && !c.bytewise && !utf8.ValidString(name) {
 		ok, _ := doublestar.Match(c.pattern(), name)
 		return ok
 	}

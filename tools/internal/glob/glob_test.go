@@ -233,9 +233,11 @@ func TestComponentKinds(t *testing.T) {
 // FuzzComponent checks that the fast component matchers agree with
 // doublestar on every component and name.
 func FuzzComponent(f *testing.F) {
-	for _, s := range []string{"*.go", "test_*", "main.go", "*", "*é", "x\xff*"} {
-		f.Add(s, "main.go")
-		f.Add(s, "test_x")
+	for _, s := range []string{"*.go", "test_*", "main.go", "*", "*é", "x\xff*", "*\ufffd", "\ufffd*", "a\ufffd", "*é.go"} {
+		// Names not valid UTF-8: an invalid byte is U+FFFD to doublestar.
+		for _, name := range []string{"main.go", "test_x", "\xff.go", "a\xff", "\xffx", "\xc3é.go", "\xe2\x82.go", "test_\xff"} {
+			f.Add(s, name)
+		}
 	}
 	f.Fuzz(func(t *testing.T, c, name string) {
 		if c == "" || c == "**" || strings.Contains(c, "/") || strings.Contains(name, "/") || !doublestar.ValidatePattern(c) {
