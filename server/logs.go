@@ -158,7 +158,10 @@ func setProfLabel(labels unsafe.Pointer)
 
 // boundCalls maps the label pointer bindLogs gave a request's goroutine
 // to the request's callInfo.
-var boundCalls sync.Map
+var boundCalls = struct {
+	sync.Mutex
+	m map[unsafe.Pointer]callInfo
+}{m: map[unsafe.Pointer]callInfo{}}
 
 // boundCallInfo returns the call the current goroutine serves, if bindLogs
 // bound one to it or to the goroutine that started it (zero otherwise).
@@ -167,9 +170,9 @@ func boundCallInfo() callInfo {
 	if p == nil {
 		return callInfo{}
 	}
-	ci, _ := boundCalls.Load(p)
-	v, _ := ci.(callInfo)
-	return v
+	boundCalls.Lock()
+	defer boundCalls.Unlock()
+	return boundCalls.m[p]
 }
 
 // bindLogs binds the tenant (from the request's identity) and request id
@@ -187,19 +190,25 @@ func bindLogs(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		labels := make([]string, 0, 4)
-		if ci.tenant != "" {
-			labels = append(labels, "tenant", ci.tenant)
-		}
-		if ci.requestID != "" {
-			labels = append(labels, "request_id", ci.requestID)
+		var labels pprof.LabelSet
+		switch {
+		case ci.tenant == "":
+			labels = pprof.Labels("request_id", ci.requestID)
+		case ci.requestID == "":
+			labels = pprof.Labels("tenant", ci.tenant)
+		default:
+			labels = pprof.Labels("tenant", ci.tenant, "request_id", ci.requestID)
 		}
 		prev := getProfLabel()
-		pprof.SetGoroutineLabels(pprof.WithLabels(r.Context(), pprof.Labels(labels...)))
+		pprof.SetGoroutineLabels(pprof.WithLabels(r.Context(), labels))
 		key := getProfLabel()
-		boundCalls.Store(key, ci)
+		boundCalls.Lock()
+		boundCalls.m[key] = ci
+		boundCalls.Unlock()
 		defer func() {
-			boundCalls.Delete(key)
+			boundCalls.Lock()
+			delete(boundCalls.m, key)
+			boundCalls.Unlock()
 			setProfLabel(prev)
 		}()
 		next.ServeHTTP(w, r)
