@@ -118,6 +118,11 @@ func TestStatelessLogLines(t *testing.T) {
 // statelessServer serves tenants t1 and t2 (each with a.txt) over
 // stateless HTTP, logging to logs at level.
 func statelessServer(t *testing.T, logs io.Writer, level slog.Level) *httptest.Server {
+	return logServer(t, logs, level, true)
+}
+
+// logServer is statelessServer, stateful unless stateless.
+func logServer(t *testing.T, logs io.Writer, level slog.Level, stateless bool) *httptest.Server {
 	t.Helper()
 	dir := t.TempDir()
 	for _, id := range []string{"t1", "t2"} {
@@ -134,7 +139,7 @@ func statelessServer(t *testing.T, logs io.Writer, level slog.Level) *httptest.S
 	}
 	srv, err := server.New(context.Background(), server.Config{
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
-		Stateless:    true,
+		Stateless:    stateless,
 		Logger:       slog.New(server.LogHandler{Handler: slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level})}),
 		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
 			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
@@ -280,4 +285,34 @@ func attr(line, key string) string {
 		v = v[:j]
 	}
 	return v
+}
+
+// TestSDKLogLinesCarryCallStateful: under stateful sessions the SDK's
+// lines written while it serves a request (here a call before
+// initialize, which opens a session and is refused, and a request of
+// the 2026-07-28 protocol, which a stateful server rejects) carry the
+// request's tenant and id too.
+func TestSDKLogLinesCarryCallStateful(t *testing.T) {
+	var logs syncBuffer
+	hs := logServer(t, &logs, slog.LevelInfo, false)
+	_, early := postRaw(t, hs.URL, "t1", sdkBadRequests["unknown tool"].body, nil)
+	newPing := sdkBadRequests["new protocol ping"]
+	_, rejected := postRaw(t, hs.URL, "t2", newPing.body, newPing.header)
+	got := strings.TrimSpace(logs.String())
+	want := map[string]string{"method invalid during initialization": early, "rejecting request with protocol version": rejected}
+	tenants := map[string]string{early: "t1", rejected: "t2"}
+	for _, line := range strings.Split(got, "\n") {
+		rid := attr(line, "request_id")
+		if tenants[rid] == "" || attr(line, "tenant") != tenants[rid] {
+			t.Errorf("a line not of its request:\n%s", line)
+		}
+		for msg, id := range want {
+			if strings.Contains(line, msg) && rid == id {
+				delete(want, msg)
+			}
+		}
+	}
+	for msg, id := range want {
+		t.Errorf("no line %q with request id %s in:\n%s", msg, id, got)
+	}
 }
