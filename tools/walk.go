@@ -300,13 +300,31 @@ func (s *Set) fileRootVisible(root target, info backend.FileInfo) bool {
 // finishOutput joins a walker's result lines with its cap marker and the
 // filter's notices.
 func finishOutput(lines []string, empty, capMarker string, notices []string) string {
-	out := slices.Clone(lines)
-	if len(out) == 0 {
-		out = append(out, empty)
+	if len(lines) == 0 {
+		lines = []string{empty}
+	}
+	n := len(capMarker) + 1
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	for _, l := range notices {
+		n += len(l) + 1
+	}
+	// Joined by newlines as strings.Join would, without a copy of lines.
+	var sb strings.Builder
+	sb.Grow(n)
+	for i, l := range lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(l)
 	}
 	if capMarker != "" {
-		out = append(out, capMarker)
+		sb.WriteString("\n" + capMarker)
 	}
-	out = append(out, notices...)
-	return strings.Join(out, "\n")
+	for _, l := range notices {
+		sb.WriteByte('\n')
+		sb.WriteString(l)
+	}
+	return sb.String()
 }
