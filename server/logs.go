@@ -86,6 +86,34 @@ func (h LogHandler) WithGroup(name string) slog.Handler {
 	return LogHandler{h.Handler.WithGroup(name)}
 }
 
+// namespaceLogs is the handler of an MCP server of one namespace's own
+// (a stateful session's, stdio's): the SDK's lines of a session's later
+// requests are written by goroutines its first request started, bound to
+// no request by then (see bindLogs), so they name the namespace's tenant,
+// which no request of that server can change.
+type namespaceLogs struct {
+	slog.Handler
+	tenant string
+}
+
+// Handle implements slog.Handler.
+func (h namespaceLogs) Handle(ctx context.Context, r slog.Record) error {
+	if ci := callInfoOf(ctx); ci.tenant == "" && boundCallInfo().tenant == "" {
+		ctx = withCallInfo(ctx, callInfo{tenant: h.tenant})
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (h namespaceLogs) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return namespaceLogs{h.Handler.WithAttrs(attrs), h.tenant}
+}
+
+// WithGroup implements slog.Handler.
+func (h namespaceLogs) WithGroup(name string) slog.Handler {
+	return namespaceLogs{h.Handler.WithGroup(name), h.tenant}
+}
+
 // newRequestID returns a fresh random request id.
 func newRequestID() string {
 	var b [8]byte

@@ -316,3 +316,44 @@ func TestSDKLogLinesCarryCallStateful(t *testing.T) {
 		t.Errorf("no line %q with request id %s in:\n%s", msg, id, got)
 	}
 }
+
+// TestSDKLogLinesOfLaterSessionRequests: a stateful session's later
+// requests are served by goroutines its first request started, bound to
+// no request by then; the SDK's lines of them (here its error line for
+// an initialize sent again in the session) name the session's tenant.
+func TestSDKLogLinesOfLaterSessionRequests(t *testing.T) {
+	var logs syncBuffer
+	hs := logServer(t, &logs, slog.LevelInfo, false)
+	sid := map[string]string{}
+	for _, id := range []string{"t1", "t2"} {
+		req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(initialize(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("X-Tenant", id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if sid[id] = resp.Header.Get("Mcp-Session-Id"); sid[id] == "" {
+			t.Fatalf("tenant %s: initialize answered %s without a session", id, resp.Status)
+		}
+	}
+	for _, id := range []string{"t2", "t1"} {
+		postRaw(t, hs.URL, id, initialize(2), map[string]string{"Mcp-Session-Id": sid[id]})
+	}
+	got := strings.TrimSpace(logs.String())
+	seen := map[string]int{}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "duplicate initialize request") {
+			seen[attr(line, "tenant")]++
+		}
+	}
+	if seen["t1"] != 1 || seen["t2"] != 1 || len(seen) != 2 {
+		t.Errorf("the SDK's lines of later session requests by tenant: %v, want one each for t1 and t2, in:\n%s", seen, got)
+	}
+}

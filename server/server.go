@@ -355,7 +355,7 @@ func (s *Server) openNamespace(ctx context.Context, id tenant.ID, sid tenant.Ses
 		return nil, errors.New("its storage could not be opened")
 	}
 	v := s.newServers(ns)
-	v.session = sid
+	v.session, v.tenant = sid, id
 	return v, nil
 }
 
@@ -454,6 +454,9 @@ type Servers struct {
 	// session is the id of the one stateful session the namespace is
 	// for (a {session} template), which its server gives the SDK.
 	session tenant.SessionID
+	// tenant is the tenant the namespace is for ("" for the one
+	// namespace of a server without tenants).
+	tenant tenant.ID
 
 	mu sync.Mutex
 	// first is the target of the first tool list asked for (almost every
@@ -511,7 +514,7 @@ func (v *Servers) server(list []string, newSession, stdio bool) (*mcp.Server, er
 			return nil, err
 		}
 		t := v.newTarget(set, guard)
-		srv := v.s.newMCPServer(set, v, guard, stdio, func(context.Context) (*mcpserver.Target, error) { return t, nil })
+		srv := v.s.ownMCPServer(set, v, guard, stdio, t)
 		v.addCheckpointTools(srv, list, guard)
 		return srv, nil
 	}
@@ -545,7 +548,7 @@ func (v *Servers) targetKey(key string, list []string) (*target, error) {
 		// (checkpointmcp.Add): a list that offers them gets a server of
 		// its own.
 		t := tg.t
-		tg.srv = v.s.newMCPServer(set, v, guard, false, func(context.Context) (*mcpserver.Target, error) { return t, nil })
+		tg.srv = v.s.ownMCPServer(set, v, guard, false, t)
 		v.addCheckpointTools(tg.srv, list, guard)
 	} else {
 		tg.srv = v.s.sharedServer(key, list, set, v, guard, tg.t)
@@ -629,7 +632,7 @@ func (s *Server) sharedServer(key string, list []string, set *tools.Set, v *Serv
 		}
 	}
 	if s.sharedCount >= maxShared {
-		return s.newMCPServer(set, v, guard, false, func(context.Context) (*mcpserver.Target, error) { return t, nil })
+		return s.ownMCPServer(set, v, guard, false, t)
 	}
 	find := func(ctx context.Context) (*mcpserver.Target, error) {
 		v := s.namespaceOf(ctx)
@@ -642,7 +645,7 @@ func (s *Server) sharedServer(key string, list []string, set *tools.Set, v *Serv
 		}
 		return tg.t, nil
 	}
-	sh := &shared{defs: defs, srv: s.newMCPServer(set, v, guard, false, find)}
+	sh := &shared{defs: defs, srv: s.newMCPServer(set, v, guard, false, s.logger, find)}
 	if s.shared == nil {
 		s.shared = map[sharedKey][]*shared{}
 	}
@@ -703,11 +706,22 @@ func (s *Server) chain(v *Servers, guard bool) Chain {
 	return c
 }
 
+// ownMCPServer is newMCPServer for a server only v's namespace uses, at
+// target t: its lines that no request names (the SDK's, of a stateful
+// session's later requests) name v's tenant.
+func (s *Server) ownMCPServer(set *tools.Set, v *Servers, guard, stdio bool, t *mcpserver.Target) *mcp.Server {
+	logger := s.logger
+	if v.tenant != "" {
+		logger = slog.New(namespaceLogs{s.logger.Handler(), string(v.tenant)})
+	}
+	return s.newMCPServer(set, v, guard, stdio, logger, func(context.Context) (*mcpserver.Target, error) { return t, nil })
+}
+
 // newMCPServer serves every tool of set on a new MCP server, each call
 // working on the target find gives it and passing through the target's
 // chain; the files are resources when the set offers read_file, and the
-// skills are prompts and resources.
-func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool, find func(context.Context) (*mcpserver.Target, error)) *mcp.Server {
+// skills are prompts and resources. Its lines go to logger.
+func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool, logger *slog.Logger, find func(context.Context) (*mcpserver.Target, error)) *mcp.Server {
 	opts := s.cfg.MCP
 	// Stateless HTTP cannot carry what needs a session (a subscription's
 	// updates, an approval's answer to a client before 2026-07-28).
@@ -719,7 +733,7 @@ func (s *Server) newMCPServer(set *tools.Set, v *Servers, guard, stdio bool, fin
 		opts.Skills = s.skills
 	}
 	opts.Instructions = s.instructions(v)
-	opts.Logger = s.logger
+	opts.Logger = logger
 	opts.Resources = reads
 	if v.session != "" {
 		// The session's storage was made under this id before the
