@@ -373,3 +373,190 @@ func TestServeDescriptorLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestServeOutOfDescriptors runs `fencefs serve --max-connections 0` (no
+// bound) with a limit of 64 open files, and lets clients take every
+// descriptor with connections: the server then truly has none left. A
+// cached tenant's read_file is refused with the contract's storage
+// failure (what the model reads), and the log says that the process has
+// no file descriptor left; nothing calls it an unreachable server. A new
+// tenant opens its root in place of an idle one, given back, and its read
+// is refused the same way. The process lives, connections held keep
+// being answered, and once clients let go every tenant is served again
+// with no descriptor left behind. (A new connection cannot be accepted
+// meanwhile: that is what the bound of TestServeDescriptorLimit
+// prevents.)
+func TestServeOutOfDescriptors(t *testing.T) {
+	const (
+		nofile  = 64
+		tenants = 4
+	)
+	ctx := t.Context()
+	base := t.TempDir()
+	dir := filepath.Join(base, "tenants")
+	var tokens []string
+	var tf strings.Builder
+	tf.WriteString("tokens:\n")
+	for i := range tenants {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("t%d", i), "r.txt"), fmt.Sprintf("content of t%d\n", i))
+		var raw [16]byte
+		rand.Read(raw[:])
+		tok := hex.EncodeToString(raw[:])
+		tokens = append(tokens, tok)
+		fmt.Fprintf(&tf, "  - {name: t%d, sha256: %s, tenant: t%d, scopes: [files:read]}\n", i, tenant.HashToken(tok), i)
+	}
+	tokenFile := filepath.Join(base, "tokens.yaml")
+	if err := os.WriteFile(tokenFile, []byte(tf.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startServeNofile(t, nofile, "serve", "--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", tokenFile,
+		"--tenant-mount", "ws=local:"+filepath.Join(dir, "{tenant}"), "--max-connections", "0")
+	if !strings.Contains(h.stderr.String(), "max_connections=0") {
+		t.Fatalf("the serving line does not say there is no bound:\n%s", h.stderr.String())
+	}
+	pid := h.cmd.Process.Pid
+	start := descriptors(t, pid, dir)
+	// used counts the descriptors below the limit: one inherited above
+	// it (a shell's, say) takes no slot.
+	used := func() int {
+		t.Helper()
+		entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range entries {
+			if fd, err := strconv.Atoi(e.Name()); err == nil && fd < nofile {
+				n++
+			}
+		}
+		return n
+	}
+	oneConn := func() *http.Transport {
+		return &http.Transport{ResponseHeaderTimeout: 4 * exitDeadline, MaxConnsPerHost: 1}
+	}
+	connect := func(token string, tr http.RoundTripper) (*mcp.ClientSession, error) {
+		return newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1, HTTPClient: &http.Client{Transport: tokenTransport{token, tr}}}, nil)
+	}
+	read := func(cs *mcp.ClientSession) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "/ws/r.txt"}})
+		if err != nil {
+			t.Fatalf("read_file: %v\nstderr:\n%s", err, h.stderr.String())
+		}
+		text, _ := res.Content[0].(*mcp.TextContent)
+		if text == nil {
+			t.Fatalf("read_file answered %T", res.Content[0])
+		}
+		return text.Text, res.IsError
+	}
+
+	// Tenant t0 connects: its namespace is cached, its root idle.
+	trA := oneConn()
+	csA, err := connect(tokens[0], trA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csA.Close()
+
+	// Clients take every descriptor left, one connection at a time, each
+	// answered before the next: no connection waits to be accepted.
+	host := strings.TrimSuffix(h.url, "/mcp")
+	var held []*http.Transport
+	for n := used(); n < nofile; n = used() {
+		if len(held) > nofile {
+			t.Fatalf("%d connections held and the server has %d descriptors", len(held), n)
+		}
+		tr := oneConn()
+		resp, err := (&http.Client{Transport: tr}).Get(host + "/held")
+		if err != nil {
+			t.Fatalf("connection %d: %v", len(held)+1, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("connection %d: %s", len(held)+1, resp.Status)
+		}
+		held = append(held, tr)
+	}
+	t.Logf("%d connections hold the server's last descriptors: %v", len(held), descriptors(t, pid, dir))
+
+	// The cached tenant's read needs a descriptor for its file: refused
+	// with the contract's storage failure (the model reads this), the log
+	// saying what happened.
+	text, isError := read(csA)
+	const storageFailure = "Storage failure: the storage failed. Details are in the server's log."
+	if !isError || text != storageFailure {
+		t.Errorf("read_file with no descriptor left: %q (isError %v), want %q", text, isError, storageFailure)
+	}
+	// A new tenant, on a held connection, opens its root with the
+	// descriptor of t0's, idle again and given back; its read then finds
+	// none for its file.
+	csB, err := connect(tokens[1], held[0])
+	if err != nil {
+		t.Fatalf("a new tenant with an idle root to take the place of: %v\nstderr:\n%s", err, h.stderr.String())
+	}
+	if text, isError := read(csB); !isError || text != storageFailure {
+		t.Errorf("t1's read_file with no descriptor left: %q (isError %v), want %q", text, isError, storageFailure)
+	}
+	// A held connection is still answered.
+	resp, err := (&http.Client{Transport: held[1]}).Get(host + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz on a held connection: %s", resp.Status)
+	}
+	logged := h.stderr.String()
+	for _, tn := range []string{"t0", "t1"} {
+		found := false
+		for _, l := range strings.Split(logged, "\n") {
+			if strings.Contains(l, `msg="tool call failed" tool=read_file error="open ws/r.txt: the server process has no file descriptor left (too many open files)"`) &&
+				strings.Contains(l, " tenant="+tn+" ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no log line of %s's read saying no file descriptor is left:\n%s", tn, logged)
+		}
+	}
+	if strings.Contains(logged, "could not be reached") || strings.Contains(logged, "panic") {
+		t.Errorf("the log:\n%s", logged)
+	}
+	select {
+	case err := <-h.exited:
+		h.exited <- err
+		t.Fatalf("the server exited: %v\nstderr:\n%s", err, h.stderr.String())
+	default:
+	}
+
+	// The clients let go: every tenant is served again, t0 on its
+	// connection, the others on new ones.
+	for _, tr := range held {
+		tr.CloseIdleConnections()
+	}
+	waitDescriptors(t, pid, dir, start["socket"]+1)
+	if text, isError := read(csA); isError || !strings.Contains(text, "content of t0") {
+		t.Errorf("t0 after: %q", text)
+	}
+	trs := make([]http.RoundTripper, 2)
+	for i := range trs {
+		trs[i] = oneConn()
+	}
+	for _, err := range readEveryTenant(ctx, h.url, tokens, trs) {
+		t.Errorf("after: %v", err)
+	}
+	csA.Close()
+	csB.Close()
+	trA.CloseIdleConnections()
+	for _, tr := range trs {
+		tr.(*http.Transport).CloseIdleConnections()
+	}
+	after := waitDescriptors(t, pid, dir, start["socket"])
+	t.Logf("descriptors at start %v, after %v", start, after)
+	if after["root"] > tenants || after["file"] != 0 || after["other"] != start["other"] {
+		t.Errorf("descriptors after %v, at start %v: want at most %d roots, no file and the same others", after, start, tenants)
+	}
+}
