@@ -37,9 +37,13 @@ func editContent() string {
 	return b.String()
 }
 
-// buildFencefs builds the fencefs command into dir.
+// buildFencefs builds the fencefs command into dir, or returns the one
+// FENCEFS_BENCH_FENCEFS names (another build, to compare).
 func buildFencefs(b *testing.B, dir string) string {
 	b.Helper()
+	if bin := os.Getenv("FENCEFS_BENCH_FENCEFS"); bin != "" {
+		return bin
+	}
 	bin := filepath.Join(dir, "fencefs")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/fencefs/fencefs/cmd/fencefs").CombinedOutput(); err != nil {
 		b.Fatalf("building fencefs: %v\n%s", err, out)
