@@ -85,6 +85,10 @@ func newFS(root string, forceRoot bool) (*FS, error) {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
 	}
 	fd, err := unix.Open(abs, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if isDescriptorLimit(err) && roots.shed() > 0 {
+		// As for a call: idle roots give their descriptors back.
+		fd, err = unix.Open(abs, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: mapErrno(err)}
 	}

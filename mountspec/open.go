@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -53,6 +54,42 @@ type Opener struct {
 	clients  *tenant.Cache[s3ClientKey, *s3.Client]
 	backends *tenant.Cache[backendKey, connected]
 	pools    *tenant.Cache[backendKey, *sftpadapter.Pool]
+	buckets  knownBuckets
+}
+
+// knownBuckets holds the buckets a client of the Opener has reached: a
+// tenant's backend over a known bucket is opened with no request, so that
+// a cold tenant costs no storage request beyond its call's own (the
+// call's requests fail as any would if the bucket went away since).
+type knownBuckets struct {
+	mu    sync.Mutex
+	known map[bucketKey]struct{}
+}
+
+// bucketKey names a bucket as one client reaches it.
+type bucketKey struct {
+	client *s3.Client
+	bucket string
+}
+
+// maxKnownBuckets bounds knownBuckets; past it the set starts again (the
+// clients it names may have left the Opener's cache).
+const maxKnownBuckets = 4096
+
+func (k *knownBuckets) has(client *s3.Client, bucket string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.known[bucketKey{client, bucket}]
+	return ok
+}
+
+func (k *knownBuckets) add(client *s3.Client, bucket string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.known == nil || len(k.known) >= maxKnownBuckets {
+		k.known = map[bucketKey]struct{}{}
+	}
+	k.known[bucketKey{client, bucket}] = struct{}{}
 }
 
 // backendKey is what a local or SFTP backend is made of. An SFTP
@@ -189,16 +226,24 @@ func (o *Opener) open(ctx context.Context, name string, s Spec, timeout time.Dur
 		if err != nil {
 			return nil, nil, err
 		}
+		opts := s3adapter.Options{ReadOnly: s.ReadOnly}
+		if client != nil && o.buckets.has(client, s.S3.Bucket) {
+			b, err := s3adapter.New(client, s.S3.Bucket, s.S3.Prefix, opts)
+			return b, closerFunc(func() {}), err
+		}
 		b, err := s3adapter.Open(ctx, s3adapter.Config{
 			Bucket:        s.S3.Bucket,
 			Prefix:        s.S3.Prefix,
 			Endpoint:      s.S3.Endpoint,
 			Region:        s.S3.Region,
 			PathStyle:     s.S3.PathStyle,
-			Options:       s3adapter.Options{ReadOnly: s.ReadOnly},
+			Options:       opts,
 			ClientOptions: o.clientOptions(name, timeout),
 			Client:        client,
 		})
+		if err == nil && client != nil {
+			o.buckets.add(client, s.S3.Bucket)
+		}
 		return b, closerFunc(func() {}), err
 	}
 	if o != nil {

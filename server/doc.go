@@ -30,7 +30,8 @@
 // usage that could not be counted. A quota's error wraps its
 // *quota.LimitError. The audit line of a refused call names its kind.
 //
-// Session limits, per-write deadlines and request ids bound hostile HTTP
-// clients (Serve, Handler); /healthz, /readyz and /metrics come with
+// Session limits, a bound on connections below the limit on open files,
+// per-write deadlines and request ids bound hostile HTTP clients (Serve,
+// Handler); /healthz, /readyz and /metrics come with
 // Handler. The same Chain serves stdio (ServeStdio).
 package server

@@ -230,6 +230,12 @@ type ServeOptions struct {
 	TLSCert, TLSKey string
 	// Logger receives the HTTP server's errors.
 	Logger *slog.Logger
+	// MaxConnections bounds the connections kept open; 0 takes
+	// DefaultMaxConnections, a negative value sets no bound. Beyond it a
+	// few more are accepted and answered at once (GET /healthz is served,
+	// anything else gets 503) and closed; while those are all answering,
+	// the next connection waits to be accepted.
+	MaxConnections int
 }
 
 // httpIdleTimeout closes a keep-alive connection without a request for
@@ -246,6 +252,10 @@ const httpIdleTimeout = 2 * time.Minute
 // an answer must go through within opts.Timeout, renewed before every
 // write, so a client that stops reading is dropped while a long call or
 // an idle event stream is not cut.
+//
+// Connections are bounded by opts.MaxConnections, below the process's
+// limit on open files (see DefaultMaxConnections): a server out of
+// descriptors could neither accept nor open a tenant's file.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts ServeOptions) error {
 	timeout := cmp.Or(opts.Timeout, DefaultHTTPTimeout)
 	logger := cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
@@ -253,8 +263,19 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts ServeOptio
 	// event streams that would otherwise hold Shutdown until its timeout.
 	base, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRequests()
+	bound := opts.MaxConnections
+	if bound == 0 {
+		bound = DefaultMaxConnections()
+	}
+	var connCtx func(context.Context, net.Conn) context.Context
+	if bound > 0 {
+		ln = newBoundedListener(ln, bound, logger)
+		h = answerSpare(h, bound)
+		connCtx = connContext
+	}
 	srv := &http.Server{
 		Handler:           progressDeadlines(h, timeout),
+		ConnContext:       connCtx,
 		ReadHeaderTimeout: timeout,
 		ReadTimeout:       timeout,
 		WriteTimeout:      timeout,

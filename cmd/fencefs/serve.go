@@ -126,8 +126,15 @@ func serveHTTP(ctx context.Context, s *config.Settings, cfg server.Config, logge
 		return err
 	}
 	defer srv.Close()
-	logger.Info("serving MCP over streamable HTTP", "url", url, "stateful", s.Stateful, "auth", s.Auth, "tenant_mounts", len(s.TenantMounts), "max_sessions", s.MaxSessions, "session_timeout", s.SessionTimeout)
-	return server.Serve(ctx, ln, srv.Handler(), server.ServeOptions{Timeout: s.HTTPTimeout, TLSCert: s.TLSCert, TLSKey: s.TLSKey, Logger: logger})
+	maxConns := s.MaxConnections
+	switch maxConns {
+	case -1:
+		maxConns = server.DefaultMaxConnections()
+	case 0:
+		maxConns = -1 // no bound
+	}
+	logger.Info("serving MCP over streamable HTTP", "url", url, "stateful", s.Stateful, "auth", s.Auth, "tenant_mounts", len(s.TenantMounts), "max_sessions", s.MaxSessions, "session_timeout", s.SessionTimeout, "max_connections", max(maxConns, 0))
+	return server.Serve(ctx, ln, srv.Handler(), server.ServeOptions{Timeout: s.HTTPTimeout, TLSCert: s.TLSCert, TLSKey: s.TLSKey, Logger: logger, MaxConnections: maxConns})
 }
 
 // serverConfig turns the settings into the server's configuration.

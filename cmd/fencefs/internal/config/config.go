@@ -87,6 +87,10 @@ type Settings struct {
 	SessionRetention time.Duration
 	// MaxSessions bounds the number of open HTTP sessions (serve only).
 	MaxSessions int
+	// MaxConnections bounds the open HTTP connections (serve only): -1,
+	// the default, takes server.DefaultMaxConnections (a quarter of the
+	// limit on open files), 0 sets no bound.
+	MaxConnections int
 	// MaxRequestBytes bounds the body of one HTTP request (serve only).
 	MaxRequestBytes int64
 	// HTTPTimeout bounds the arrival of an HTTP request (headers and
@@ -216,6 +220,7 @@ func Defaults() Settings {
 		SessionTimeout:   DefaultSessionTimeout,
 		SessionRetention: DefaultSessionRetention,
 		MaxSessions:      DefaultMaxSessions,
+		MaxConnections:   -1,
 		MaxRequestBytes:  DefaultMaxRequestBytes,
 		HTTPTimeout:      DefaultHTTPTimeout,
 		TenantCache:      DefaultTenantCache,
@@ -577,6 +582,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
 		{name: "session-retention", arg: "DURATION", usage: "with {session} in --tenant-mount: keep an ended session's storage (its upper layers and checkpoint store) this long for review, then remove it; 0 removes it as the session ends, never keeps it (default 24h)", value: retentionValue{&s.SessionRetention}, only: []string{"serve"}},
 		{name: "max-sessions", arg: "N", usage: "refuse a new HTTP session while N are open (default 1000)", value: intValue{&s.MaxSessions, 1}, only: []string{"serve"}},
+		{name: "max-connections", arg: "N", usage: "keep at most N HTTP connections open; beyond them GET /healthz is answered and anything else refused with 503 (default: a quarter of the limit on open files; 0: no bound)", value: intValue{&s.MaxConnections, 0}, only: []string{"serve"}},
 		{name: "max-request-bytes", arg: "N", usage: "refuse an HTTP request whose body is over N bytes with 413, so a write_file's content can be up to about N bytes (default 134217728: 128 MiB)", value: int64Value{&s.MaxRequestBytes}, only: []string{"serve"}},
 		{name: "http-timeout", arg: "DURATION", usage: "drop an HTTP client whose request takes longer to arrive, or that takes longer to accept one write of an answer (default 30s)", value: durationValue{&s.HTTPTimeout}, only: []string{"serve"}},
 		{name: "log-level", arg: "LEVEL", usage: "lowest level logged to stderr: debug, info, warn or error (default: info for serve, warn otherwise)", value: levelValue{&s.LogLevel}},
