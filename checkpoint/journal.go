@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,6 +100,9 @@ type Journal struct {
 	unsaved []afterState // after-states not yet in a record
 	label   string
 	calls   uint64
+	// log is the state of a store whose records are kept in segments
+	// (see segment.go), nil on a store of one object per record.
+	log *segLog
 }
 
 // Open opens the journal of the namespace ns kept in store, reading the
@@ -132,6 +136,9 @@ func Open(ctx context.Context, ns, store backend.Backend, opts Options) (*Journa
 		recs: map[uint64]*record{}, blobs: map[string]int64{}, sizes: map[uint64]int64{}, done: map[uint64]bool{},
 		inlined: map[string]uint64{},
 		next:    1,
+	}
+	if o, ok := store.(backend.LogOpener); ok {
+		j.log = newSegLog(o)
 	}
 	if err := j.loadBlobs(ctx); err != nil {
 		return nil, err
@@ -200,7 +207,8 @@ func (j *Journal) loadBlobs(ctx context.Context) error {
 }
 
 // refresh reads the records written since the last look (by this journal
-// or another sharing its store). The caller holds mu or owns j.
+// or another sharing its store): objects, and frames appended to
+// segments. The caller holds mu or owns j.
 func (j *Journal) refresh(ctx context.Context) error {
 	entries, err := j.store.List(ctx, j.storePath("journal"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -210,6 +218,7 @@ func (j *Journal) refresh(ctx context.Context) error {
 		return fmt.Errorf("checkpoint: listing the journal: %w", err)
 	}
 	var seqs []uint64
+	var found []loaded
 	for _, e := range entries {
 		if seq, ok := parseRecordName(e.Name); ok && e.IsRegular() {
 			if _, have := j.recs[seq]; !have && seq > j.cut {
@@ -219,8 +228,14 @@ func (j *Journal) refresh(ctx context.Context) error {
 				j.next = seq + 1
 			}
 		}
+		if j.log != nil && isSegmentName(e.Name) && e.IsRegular() {
+			recs, err := j.readSegment(ctx, e.Name, e.Size)
+			if err != nil {
+				return err
+			}
+			found = append(found, recs...)
+		}
 	}
-	slices.Sort(seqs)
 	for _, seq := range seqs {
 		data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -233,7 +248,20 @@ func (j *Journal) refresh(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
-		j.add(r, int64(len(data)))
+		found = append(found, loaded{r: r, size: int64(len(data))})
+	}
+	slices.SortFunc(found, func(a, b loaded) int { return cmp.Compare(a.r.Seq, b.r.Seq) })
+	for _, f := range found {
+		if f.r.Seq >= j.next {
+			j.next = f.r.Seq + 1
+		}
+		if _, have := j.recs[f.r.Seq]; have || f.r.Seq <= j.cut {
+			continue
+		}
+		if f.loc.seg != "" {
+			j.log.locs[f.r.Seq] = f.loc
+		}
+		j.add(f.r, f.size)
 	}
 	return nil
 }
@@ -282,6 +310,13 @@ func (j *Journal) dropThrough(cut uint64) {
 			delete(j.inlined, h)
 		}
 	}
+	if j.log != nil {
+		for seq := range j.log.locs {
+			if seq <= cut {
+				delete(j.log.locs, seq)
+			}
+		}
+	}
 	keep := j.order[:0]
 	for _, seq := range j.order {
 		if seq <= cut {
@@ -324,9 +359,14 @@ func (j *Journal) prepare(ctx context.Context, r *record) ([]byte, error) {
 }
 
 // putRecord stores r, encoded by prepare as data, and takes it into the
-// journal. It retries with a later sequence number when another writer
-// took r's. The caller holds mu.
+// journal: as a frame of the journal's segment on a store kept in
+// segments, as an object of its own otherwise, in which case it retries
+// with a later sequence number when another writer took r's. The caller
+// holds mu.
 func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
+	if j.log != nil {
+		return j.putLogRecord(ctx, r, data)
+	}
 	for try := range 8 {
 		if try > 0 {
 			r.Seq = j.next
@@ -455,11 +495,7 @@ func (j *Journal) hasBlob(hash string) bool {
 func (j *Journal) openContent(ctx context.Context, hash string) (io.ReadCloser, error) {
 	if _, ok := j.blobs[hash]; !ok {
 		if seq, ok := j.inlined[hash]; ok {
-			data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
-			if err != nil {
-				return nil, err
-			}
-			r, err := decodeRecord(data, seq)
+			r, err := j.readRecord(ctx, seq)
 			if err != nil {
 				return nil, err
 			}
@@ -470,6 +506,38 @@ func (j *Journal) openContent(ctx context.Context, hash string) (io.ReadCloser, 
 		}
 	}
 	return j.store.OpenRead(ctx, j.blobPath(hash))
+}
+
+// readRecord reads record seq back from the store.
+func (j *Journal) readRecord(ctx context.Context, seq uint64) (*record, error) {
+	if j.log != nil {
+		if _, ok := j.log.locs[seq]; ok {
+			return j.readLogRecord(ctx, seq)
+		}
+	}
+	data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecord(data, seq)
+}
+
+// Close releases what the journal holds open in its store (on a local
+// directory, its segment and lock file; closing the store releases them
+// too). A journal used after Close opens them again.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.log == nil {
+		return nil
+	}
+	j.log.dropOwn()
+	if j.log.seqf != nil {
+		err := j.log.seqf.Close()
+		j.log.seqf = nil
+		return err
+	}
+	return nil
 }
 
 // hashFile returns the SHA-256 and size of the file name on b.

@@ -113,6 +113,14 @@ func (j *Journal) Prune(ctx context.Context) (PruneResult, error) {
 			res.Bytes += e.Size
 		}
 	}
+	if j.log != nil {
+		n, size, err := j.collectSegments(ctx)
+		res.Records += n
+		res.Bytes += size
+		if err != nil {
+			return res, err
+		}
+	}
 	refs := j.references()
 	stored, err := j.store.List(ctx, j.storePath("blobs"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -208,4 +216,57 @@ func (j *Journal) spill(ctx context.Context, cut uint64) error {
 		delete(j.inlined, h)
 	}
 	return nil
+}
+
+// collectSegments removes the segments whose records all lie through the
+// cut: a segment is removed once every record read from it is pruned,
+// nothing was appended to it since it was read, and no journal appends to
+// it any more (its writer holds its lock while it does; this journal's
+// own segment is given up first). A segment with no record is kept (it
+// may be one just created). It returns how many records and bytes went.
+func (j *Journal) collectSegments(ctx context.Context) (int, int64, error) {
+	l := j.log
+	var records int
+	var bytes int64
+	for name, st := range l.segs {
+		if st.count == 0 || st.max > j.cut {
+			continue
+		}
+		if name == l.owned {
+			l.dropOwn()
+		}
+		path := j.storePath("journal/" + name)
+		f, err := l.opener.OpenLog(ctx, path, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			delete(l.segs, name)
+			delete(l.read, name)
+			continue
+		}
+		if err != nil {
+			return records, bytes, fmt.Errorf("checkpoint: opening segment %s: %w", name, err)
+		}
+		ok, err := f.TryLock()
+		var size int64
+		if ok && err == nil {
+			size, err = f.Size()
+		}
+		if err != nil || !ok || size > l.read[name] {
+			// In use, or holding frames not read yet.
+			f.Close()
+			if err != nil {
+				return records, bytes, fmt.Errorf("checkpoint: segment %s: %w", name, err)
+			}
+			continue
+		}
+		err = j.removeObject(ctx, path)
+		f.Close()
+		if err != nil {
+			return records, bytes, err
+		}
+		records += st.count
+		bytes += size
+		delete(l.segs, name)
+		delete(l.read, name)
+	}
+	return records, bytes, nil
 }

@@ -1,0 +1,239 @@
+//go:build linux
+
+package local
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fencefs/fencefs/backend"
+)
+
+// OpenLog opens the regular file name for reading and writing in place
+// ([backend.LogOpener]), through the same no-follow resolution as every
+// other method: a symlink anywhere gives ErrSymlink or ErrNotRegular.
+// With create, the file is created exclusively (fs.ErrExist when it
+// exists) with mode 0666 less the umask, with any missing parent
+// directories, and the file, its directory and each directory above it up
+// to the root are synced before it returns.
+func (f *FS) OpenLog(ctx context.Context, name string, create bool) (backend.LogFile, error) {
+	const op = "open"
+	if err := begin(ctx, op, name); err != nil {
+		return nil, err
+	}
+	if name == "." {
+		return nil, &fs.PathError{Op: op, Path: name, Err: backend.ErrIsDir}
+	}
+	if !create {
+		fd, err := f.open(name, unix.O_RDWR|unix.O_NONBLOCK|unix.O_NOCTTY)
+		if err != nil {
+			return nil, f.openError(op, name, err, backend.ErrNotRegular)
+		}
+		st, err := requireRegular(fd)
+		if err != nil {
+			unix.Close(fd)
+			return nil, pathError(op, name, err)
+		}
+		return f.track(&logFile{fd: fd, name: name, end: st.Size})
+	}
+	dir, base := backend.Split(name)
+	dirfd, err := f.openParent(dir)
+	if err != nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	defer unix.Close(dirfd)
+	const flags = unix.O_RDWR | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(dirfd, base, flags, 0o666)
+	if err != nil {
+		return nil, pathError(op, name, err)
+	}
+	if err := f.syncCreated(fd, dirfd, dir); err != nil {
+		unix.Unlinkat(dirfd, base, 0)
+		unix.Close(fd)
+		return nil, pathError(op, name, err)
+	}
+	return f.track(&logFile{fd: fd, name: name})
+}
+
+// track registers l for Close to close, or closes it if f is closed.
+func (f *FS) track(l *logFile) (backend.LogFile, error) {
+	f.logsMu.Lock()
+	defer f.logsMu.Unlock()
+	if f.logsClosed {
+		unix.Close(l.fd)
+		return nil, &fs.PathError{Op: "open", Path: l.name, Err: fs.ErrClosed}
+	}
+	if f.logs == nil {
+		f.logs = map[*logFile]struct{}{}
+	}
+	f.logs[l] = struct{}{}
+	l.fs = f
+	return l, nil
+}
+
+// closeLogs closes every file OpenLog opened, for Close.
+func (f *FS) closeLogs() {
+	f.logsMu.Lock()
+	logs := f.logs
+	f.logs, f.logsClosed = nil, true
+	f.logsMu.Unlock()
+	for l := range logs {
+		l.close()
+	}
+}
+
+// syncCreated syncs a file just created (fd), its directory (dirfd, the
+// storage path dir) and every directory above it up to the root, some
+// of which may have been created with it.
+func (f *FS) syncCreated(fd, dirfd int, dir string) error {
+	if err := ignoringEINTR(func() error { return unix.Fsync(fd) }); err != nil {
+		return err
+	}
+	if err := ignoringEINTR(func() error { return unix.Fsync(dirfd) }); err != nil {
+		return err
+	}
+	for dir != "." {
+		dir, _ = backend.Split(dir)
+		pfd, err := f.open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK)
+		if err != nil {
+			return err
+		}
+		err = ignoringEINTR(func() error { return unix.Fsync(pfd) })
+		unix.Close(pfd)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logFile is the backend.LogFile of a local file: plain pread and pwrite
+// on its descriptor, the appends at the end this logFile keeps (the file
+// is not opened O_APPEND, under which Linux's pwrite would append too).
+type logFile struct {
+	fd   int
+	name string
+	fs   *FS        // the FS that tracks it
+	mu   sync.Mutex // guards end and closed
+	end  int64
+	// closed is set by Close; the descriptor is not used after.
+	closed bool
+}
+
+func (l *logFile) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := unix.Pread(l.fd, p[n:], off+int64(n))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, pathError("read", l.name, err)
+		}
+		if m == 0 {
+			return n, io.EOF
+		}
+		n += m
+	}
+	return n, nil
+}
+
+func (l *logFile) WriteAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := unix.Pwrite(l.fd, p[n:], off+int64(n))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, pathError("write", l.name, err)
+		}
+		n += m
+	}
+	return n, nil
+}
+
+func (l *logFile) Append(p []byte) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return 0, &fs.PathError{Op: "write", Path: l.name, Err: fs.ErrClosed}
+	}
+	off := l.end
+	n, err := l.WriteAt(p, off)
+	l.end += int64(n)
+	return off, err
+}
+
+func (l *logFile) Sync() error {
+	if err := ignoringEINTR(func() error { return unix.Fdatasync(l.fd) }); err != nil {
+		return pathError("sync", l.name, err)
+	}
+	return nil
+}
+
+func (l *logFile) Size() (int64, error) {
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstat(l.fd, &st) }); err != nil {
+		return 0, pathError("stat", l.name, err)
+	}
+	return st.Size, nil
+}
+
+func (l *logFile) Removed() (bool, error) {
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstat(l.fd, &st) }); err != nil {
+		return false, pathError("stat", l.name, err)
+	}
+	return st.Nlink == 0, nil
+}
+
+func (l *logFile) Lock() error {
+	if err := ignoringEINTR(func() error { return unix.Flock(l.fd, unix.LOCK_EX) }); err != nil {
+		return pathError("lock", l.name, err)
+	}
+	return nil
+}
+
+func (l *logFile) TryLock() (bool, error) {
+	err := ignoringEINTR(func() error { return unix.Flock(l.fd, unix.LOCK_EX|unix.LOCK_NB) })
+	if err == unix.EWOULDBLOCK {
+		return false, nil
+	}
+	if err != nil {
+		return false, pathError("lock", l.name, err)
+	}
+	return true, nil
+}
+
+func (l *logFile) Unlock() error {
+	if err := unix.Flock(l.fd, unix.LOCK_UN); err != nil {
+		return pathError("unlock", l.name, err)
+	}
+	return nil
+}
+
+func (l *logFile) Close() error {
+	l.fs.logsMu.Lock()
+	delete(l.fs.logs, l)
+	l.fs.logsMu.Unlock()
+	return l.close()
+}
+
+// close closes the descriptor once.
+func (l *logFile) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	if err := unix.Close(l.fd); err != nil {
+		return pathError("close", l.name, err)
+	}
+	return nil
+}
