@@ -21,24 +21,26 @@ type LogOpener interface {
 }
 
 // LogFile is a file opened by [LogOpener.OpenLog]. Its methods are safe
-// for concurrent use, except that at most one caller appends at a time.
+// for concurrent use; writers of one file agree among themselves where
+// each writes (Lock).
+//
+// A log that writes its records over bytes written (and synced) before,
+// within the file's size, needs only a data sync per record on most file
+// systems: neither the file's size nor its block map changes, so no
+// metadata has to reach the disk with it (on ext4, no journal commit).
+// That is why a log fills its file with zeros ahead of its records.
 type LogFile interface {
 	io.ReaderAt
+	// WriteAt writes all of p at off; a short write returns an error,
+	// and what it wrote stays.
 	io.WriterAt
-	// Append writes p at the end of the file, as it was when opened plus
-	// what this LogFile appended since, in one write, and returns the
-	// offset it starts at. A short write returns an error; what it wrote
-	// stays. Only one LogFile appends to a file at a time: Lock or
-	// TryLock it first where others could.
-	Append(p []byte) (int64, error)
-	// Sync makes the data written so far durable (fdatasync): it
-	// suffices for appends to a file that exists durably, since the
-	// file's size is metadata a data sync includes.
+	// Sync makes the data written so far durable, and the file's size
+	// with it (fdatasync).
 	Sync() error
 	// Size returns the file's current size.
 	Size() (int64, error)
 	// Removed reports whether the file no longer has a name (it was
-	// removed or its directory replaced): writes to it are lost.
+	// removed, or its directory was): what is written to it is lost.
 	Removed() (bool, error)
 	// Lock takes an exclusive advisory lock on the file, shared with
 	// every process (and every other LogFile of the same file), waiting

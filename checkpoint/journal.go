@@ -250,6 +250,12 @@ func (j *Journal) refresh(ctx context.Context) error {
 		}
 		found = append(found, loaded{r: r, size: int64(len(data))})
 	}
+	j.take(found)
+	return nil
+}
+
+// take adds the records found in the store to the journal, in order.
+func (j *Journal) take(found []loaded) {
 	slices.SortFunc(found, func(a, b loaded) int { return cmp.Compare(a.r.Seq, b.r.Seq) })
 	for _, f := range found {
 		if f.r.Seq >= j.next {
@@ -263,7 +269,6 @@ func (j *Journal) refresh(ctx context.Context) error {
 		}
 		j.add(f.r, f.size)
 	}
-	return nil
 }
 
 // add takes the record r into the in-memory journal.

@@ -33,12 +33,11 @@ func (f *FS) OpenLog(ctx context.Context, name string, create bool) (backend.Log
 		if err != nil {
 			return nil, f.openError(op, name, err, backend.ErrNotRegular)
 		}
-		st, err := requireRegular(fd)
-		if err != nil {
+		if _, err := requireRegular(fd); err != nil {
 			unix.Close(fd)
 			return nil, pathError(op, name, err)
 		}
-		return f.track(&logFile{fd: fd, name: name, end: st.Size})
+		return f.track(&logFile{fd: fd, name: name})
 	}
 	dir, base := backend.Split(name)
 	dirfd, err := f.openParent(dir)
@@ -155,18 +154,6 @@ func (l *logFile) WriteAt(p []byte, off int64) (int, error) {
 		n += m
 	}
 	return n, nil
-}
-
-func (l *logFile) Append(p []byte) (int64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return 0, &fs.PathError{Op: "write", Path: l.name, Err: fs.ErrClosed}
-	}
-	off := l.end
-	n, err := l.WriteAt(p, off)
-	l.end += int64(n)
-	return off, err
 }
 
 func (l *logFile) Sync() error {
