@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/checkpoint"
 	"github.com/fencefs/fencefs/local"
@@ -111,5 +113,116 @@ func TestRecordFailsAfterOverlap(t *testing.T) {
 				t.Errorf("records after the edit: %d", u.RecordCount)
 			}
 		})
+	}
+}
+
+// TestRecordFailsInSegment: on a local store, where records are frames
+// of a segment file, a record the segment cannot take (here the process's
+// file size limit stops the zeros a large record needs ahead of it: the
+// disk full, as far as the journal can tell) refuses the edit with
+// nothing committed; the journal then starts a new segment, and a
+// reopened journal reads both and restores exactly.
+func TestRecordFailsInSegment(t *testing.T) {
+	ctx := context.Background()
+	nsDir, storeDir := t.TempDir(), t.TempDir()
+	ns, err := local.New(nsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	store, err := local.New(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	big := "value: v0\n" + strings.Repeat("x", 60000) + "\n"
+	for name, data := range map[string]string{"f.txt": "value: v0\n", "big.txt": big} {
+		if err := backend.WriteFile(ctx, ns, name, []byte(data), backend.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.New(ns, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(path, from, to string) (string, error) {
+		args, _ := json.Marshal(map[string]string{"path": path, "old_text": from, "new_text": to})
+		return set.Call(j.Bind(ctx), "edit_file", args)
+	}
+	if _, err := edit("f.txt", "v0", "v1"); err != nil {
+		t.Fatal(err)
+	}
+	segs, err := filepath.Glob(filepath.Join(storeDir, "journal", "*.log"))
+	if err != nil || len(segs) != 1 {
+		t.Fatalf("segments: %v, %v", segs, err)
+	}
+	fi, err := os.Stat(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The edit of big.txt records its 60 KB pre-image inline: more than
+	// the zeros left in the segment. The limit lets the edit's own
+	// temporary file be written, not the segment grow.
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur != unix.RLIM_INFINITY && lim.Cur < uint64(fi.Size()) {
+		t.Fatalf("the file size limit %d is below the segment's size %d", lim.Cur, fi.Size())
+	}
+	small := lim
+	small.Cur = uint64(fi.Size())
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &small); err != nil {
+		t.Fatal(err)
+	}
+	out, err := edit("big.txt", "v0", "v1")
+	if rerr := unix.Setrlimit(unix.RLIMIT_FSIZE, &lim); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err == nil || !strings.Contains(err.Error(), "not made") {
+		t.Fatalf("edit whose record failed: %q, %v", out, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(nsDir, "big.txt")); err != nil || string(data) != big {
+		t.Errorf("big.txt after the refused edit: %d bytes, %v", len(data), err)
+	}
+	if entries, err := os.ReadDir(nsDir); err != nil || len(entries) != 2 {
+		t.Errorf("namespace after the refused edit holds %v, %v", entries, err)
+	}
+	if u := j.Usage(); u.RecordCount != 1 {
+		t.Errorf("records after the refused edit: %d", u.RecordCount)
+	}
+	// Without the limit the edit goes through, in a new segment.
+	if _, err := edit("big.txt", "v0", "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if segs, _ := filepath.Glob(filepath.Join(storeDir, "journal", "*.log")); len(segs) != 2 {
+		t.Errorf("segments after the failure: %v, want 2", segs)
+	}
+	store2, err := local.New(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store2.Close()
+	j2, err := checkpoint.Open(ctx, ns, store2, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(j2.Checkpoints()); n != 2 {
+		t.Errorf("a reopened journal reads %d changes, want 2", n)
+	}
+	if _, err := j2.Restore(ctx, 0, checkpoint.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"f.txt": "value: v0\n", "big.txt": big} {
+		if data, err := os.ReadFile(filepath.Join(nsDir, name)); err != nil || string(data) != want {
+			t.Errorf("%s after restoring to 0: %d bytes, %v", name, len(data), err)
+		}
 	}
 }
