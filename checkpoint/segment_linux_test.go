@@ -346,4 +346,3 @@ func TestSegmentsAfterObjects(t *testing.T) {
 		t.Errorf("f.txt after restoring to 0: %q", got)
 	}
 }
-

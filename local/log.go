@@ -110,98 +110,121 @@ func (f *FS) syncCreated(fd, dirfd int, dir string) error {
 	return nil
 }
 
-// logFile is the backend.LogFile of a local file: plain pread and pwrite
-// on its descriptor, the appends at the end this logFile keeps (the file
-// is not opened O_APPEND, under which Linux's pwrite would append too).
+// logFile is the backend.LogFile of a local file: plain pread, pwrite,
+// fdatasync and flock on its descriptor. Every method holds mu for
+// reading while it uses the descriptor, and Close (of the file or of its
+// FS) holds it for writing, so that no call reaches a descriptor number
+// closed and reused meanwhile: calls after Close fail with fs.ErrClosed.
 type logFile struct {
-	fd   int
-	name string
-	fs   *FS        // the FS that tracks it
-	mu   sync.Mutex // guards end and closed
-	end  int64
-	// closed is set by Close; the descriptor is not used after.
+	fd     int
+	name   string
+	fs     *FS          // the FS that tracks it
+	mu     sync.RWMutex // guards closed
 	closed bool
+}
+
+// use runs fn with the descriptor, unless the file is closed.
+func (l *logFile) use(op string, fn func(fd int) error) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return &fs.PathError{Op: op, Path: l.name, Err: fs.ErrClosed}
+	}
+	if err := fn(l.fd); err != nil {
+		return pathError(op, l.name, err)
+	}
+	return nil
 }
 
 func (l *logFile) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
-	for n < len(p) {
-		m, err := unix.Pread(l.fd, p[n:], off+int64(n))
-		if err == unix.EINTR {
-			continue
+	eof := false
+	err := l.use("read", func(fd int) error {
+		for n < len(p) {
+			m, err := unix.Pread(fd, p[n:], off+int64(n))
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if m == 0 {
+				eof = true
+				return nil
+			}
+			n += m
 		}
-		if err != nil {
-			return n, pathError("read", l.name, err)
-		}
-		if m == 0 {
-			return n, io.EOF
-		}
-		n += m
+		return nil
+	})
+	if err == nil && eof {
+		err = io.EOF
 	}
-	return n, nil
+	return n, err
 }
 
 func (l *logFile) WriteAt(p []byte, off int64) (int, error) {
 	n := 0
-	for n < len(p) {
-		m, err := unix.Pwrite(l.fd, p[n:], off+int64(n))
-		if err == unix.EINTR {
-			continue
+	err := l.use("write", func(fd int) error {
+		for n < len(p) {
+			m, err := unix.Pwrite(fd, p[n:], off+int64(n))
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			n += m
 		}
-		if err != nil {
-			return n, pathError("write", l.name, err)
-		}
-		n += m
-	}
-	return n, nil
+		return nil
+	})
+	return n, err
 }
 
 func (l *logFile) Sync() error {
-	if err := ignoringEINTR(func() error { return unix.Fdatasync(l.fd) }); err != nil {
-		return pathError("sync", l.name, err)
-	}
-	return nil
+	return l.use("sync", func(fd int) error {
+		return ignoringEINTR(func() error { return unix.Fdatasync(fd) })
+	})
+}
+
+func (l *logFile) stat(op string) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	err := l.use(op, func(fd int) error {
+		return ignoringEINTR(func() error { return unix.Fstat(fd, &st) })
+	})
+	return st, err
 }
 
 func (l *logFile) Size() (int64, error) {
-	var st unix.Stat_t
-	if err := ignoringEINTR(func() error { return unix.Fstat(l.fd, &st) }); err != nil {
-		return 0, pathError("stat", l.name, err)
-	}
-	return st.Size, nil
+	st, err := l.stat("stat")
+	return st.Size, err
 }
 
 func (l *logFile) Removed() (bool, error) {
-	var st unix.Stat_t
-	if err := ignoringEINTR(func() error { return unix.Fstat(l.fd, &st) }); err != nil {
-		return false, pathError("stat", l.name, err)
-	}
-	return st.Nlink == 0, nil
+	st, err := l.stat("stat")
+	return err == nil && st.Nlink == 0, err
 }
 
 func (l *logFile) Lock() error {
-	if err := ignoringEINTR(func() error { return unix.Flock(l.fd, unix.LOCK_EX) }); err != nil {
-		return pathError("lock", l.name, err)
-	}
-	return nil
+	return l.use("lock", func(fd int) error {
+		return ignoringEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX) })
+	})
 }
 
 func (l *logFile) TryLock() (bool, error) {
-	err := ignoringEINTR(func() error { return unix.Flock(l.fd, unix.LOCK_EX|unix.LOCK_NB) })
-	if err == unix.EWOULDBLOCK {
-		return false, nil
-	}
-	if err != nil {
-		return false, pathError("lock", l.name, err)
-	}
-	return true, nil
+	busy := false
+	err := l.use("lock", func(fd int) error {
+		err := ignoringEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
+		if err == unix.EWOULDBLOCK {
+			busy = true
+			return nil
+		}
+		return err
+	})
+	return err == nil && !busy, err
 }
 
 func (l *logFile) Unlock() error {
-	if err := unix.Flock(l.fd, unix.LOCK_UN); err != nil {
-		return pathError("unlock", l.name, err)
-	}
-	return nil
+	return l.use("unlock", func(fd int) error { return unix.Flock(fd, unix.LOCK_UN) })
 }
 
 func (l *logFile) Close() error {
