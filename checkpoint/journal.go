@@ -22,7 +22,8 @@ import (
 // Options configure a Journal. The zero value keeps everything.
 type Options struct {
 	// Prefix is the directory of the store the journal lives in ("." or
-	// empty for the store's root). Records are Prefix/journal/<seq>.json,
+	// empty for the store's root). Records are Prefix/journal/<seq>.json
+	// (frames of Prefix/journal/*.log segments on a local directory),
 	// content Prefix/blobs/<sha256>.
 	Prefix string
 	// KeepCount, when not 0, is how many changes (and restores) Prune
@@ -77,8 +78,10 @@ const defaultInlineBytes = 64 << 10
 // namespace to any checkpoint it holds. A Journal is safe for concurrent
 // use. Several Journals (in several processes) may share one store where
 // the store's preconditions are atomic (Capabilities.AtomicPreconditions):
-// records are created create-only, so two writers never take the same
-// sequence number.
+// records are created create-only, or, on a local directory, numbered
+// under a lock file, so two writers never take the same sequence number.
+// A Journal on a local directory holds its segment and lock file open
+// until Close (or the store's Close).
 type Journal struct {
 	ns, store backend.Backend
 	caps      backend.Capabilities

@@ -102,8 +102,8 @@ type PathChange struct {
 }
 
 // Record types. Every record is one object of the journal, named by its
-// sequence number and written create-only, so records are never appended
-// to or rewritten.
+// sequence number and written create-only, or one frame of a segment (on
+// a local directory, see segment.go); a record is never rewritten.
 const (
 	typeChange  = "change"  // a tool call's change: pre-images of every path
 	typeRestore = "restore" // a restore's intent: every path's current and target state
