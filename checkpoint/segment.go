@@ -415,13 +415,25 @@ func (j *Journal) newSegment(ctx context.Context) error {
 
 // putLogRecord stores r, encoded as data, as the next frame of the
 // journal's segment, takes it into the journal and returns once it is
-// durable. Its sequence number is the next one no journal sharing the
-// store took. The caller holds mu.
+// durable. The caller holds mu.
 func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) error {
+	sync, err := j.writeLogRecord(ctx, r, data)
+	if err != nil {
+		return err
+	}
+	return sync(true)
+}
+
+// writeLogRecord writes r, encoded as data, as the next frame of the
+// journal's segment and takes it into the journal; its sequence number is
+// the next one no journal sharing the store took. The record is durable
+// once sync returns nil; sync's argument tells whether its caller holds
+// mu. The caller holds mu.
+func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (sync func(locked bool) error, err error) {
 	l := j.log
 	last, err := j.lockSeq(ctx)
 	if err != nil {
-		return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
+		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
 	locked := true
 	defer func() {
@@ -432,26 +444,26 @@ func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) erro
 	if last >= j.next {
 		// Another journal appended since this one last looked.
 		if err := j.refresh(ctx); err != nil {
-			return err
+			return nil, err
 		}
 		j.next = max(j.next, last+1)
 	}
 	if r.Seq != j.next {
 		r.Seq = j.next
 		if data, err = encodeRecord(r); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	fr := appendFrame(make([]byte, 0, frameHeader+len(data)), data)
 	if err := j.ensureSegment(ctx, len(fr)); err != nil {
-		return err
+		return nil, err
 	}
 	off := l.ownEnd
 	if _, err := l.own.WriteAt(fr, off); err != nil {
 		l.dropOwn()
-		return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
+		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
-	seg := l.owned
+	f, seg, seq := l.own, l.owned, r.Seq
 	l.ownEnd = off + int64(len(fr))
 	l.read[seg] = l.ownEnd
 	j.next = r.Seq + 1
@@ -462,13 +474,7 @@ func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) erro
 	l.seqf.Unlock()
 	if werr != nil {
 		l.dropOwn()
-		return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, werr)
-	}
-	if err := l.own.Sync(); err != nil {
-		// What the failed sync left is unknown: the segment takes
-		// nothing more.
-		l.dropOwn()
-		return fmt.Errorf("checkpoint: syncing record %d: %w", r.Seq, err)
+		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, werr)
 	}
 	st := l.segs[seg]
 	st.count++
@@ -476,5 +482,20 @@ func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) erro
 	l.locs[r.Seq] = recLoc{seg: seg, off: off + frameHeader, n: len(data)}
 	j.unsaved = nil
 	j.add(r, int64(len(data)))
-	return nil
+	return func(locked bool) error {
+		err := f.Sync()
+		if err == nil {
+			return nil
+		}
+		// What the failed sync left is unknown: the segment takes
+		// nothing more.
+		if !locked {
+			j.mu.Lock()
+			defer j.mu.Unlock()
+		}
+		if l.own == f {
+			l.dropOwn()
+		}
+		return fmt.Errorf("checkpoint: syncing record %d: %w", seq, err)
+	}, nil
 }
