@@ -539,7 +539,7 @@ func (j *Journal) Close() error {
 	if j.log == nil {
 		return nil
 	}
-	j.log.dropOwn()
+	j.log.retire(true)
 	if j.log.seqf != nil {
 		err := j.log.seqf.Close()
 		j.log.seqf = nil

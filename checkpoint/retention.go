@@ -247,7 +247,7 @@ func (j *Journal) collectSegments(ctx context.Context) (int, error) {
 			continue
 		}
 		if name == l.owned {
-			l.dropOwn()
+			l.retire(true)
 		}
 		path := j.storePath("journal/" + name)
 		f, err := l.opener.OpenLog(ctx, path, false)

@@ -159,14 +159,18 @@ func isSegmentName(name string) bool {
 // journal's mu guards it.
 type segLog struct {
 	opener backend.LogOpener
-	seqf   backend.LogFile      // journal/seq.lock; nil until the first append
-	own    backend.LogFile      // the segment this journal appends to; nil until one is needed
-	owned  string               // its name
-	ownEnd int64                // where its next frame goes
-	ownCap int64                // its size: zeros from ownEnd on
-	read   map[string]int64     // bytes of each segment read (whole frames and magic)
-	segs   map[string]*segStats // what each segment read holds
-	locs   map[uint64]recLoc    // where each record kept lies
+	seqf   backend.LogFile // journal/seq.lock; nil until the first append
+	own    backend.LogFile // the segment this journal appends to; nil until one is needed
+	owned  string          // its name
+	ownEnd int64           // where its next frame goes
+	ownCap int64           // its size: zeros from ownEnd on
+	// retired are the segments this journal wrote to before its
+	// current one, each with whether it was synced whole when it was
+	// closed: a record's sync that comes after is answered from it.
+	retired map[backend.LogFile]bool
+	read    map[string]int64     // bytes of each segment read (whole frames and magic)
+	segs    map[string]*segStats // what each segment read holds
+	locs    map[uint64]recLoc    // where each record kept lies
 }
 
 // segStats is what one segment holds, as far as it was read.
@@ -332,13 +336,23 @@ func (j *Journal) lockSeq(ctx context.Context) (uint64, error) {
 	return 0, errors.New("checkpoint: the journal's lock file keeps being removed")
 }
 
-// dropOwn stops appending to the journal's segment (after a failed write,
-// or to let it be collected): the next record starts a new one.
-func (l *segLog) dropOwn() {
-	if l.own != nil {
-		l.own.Close()
-		l.own, l.owned, l.ownEnd, l.ownCap = nil, "", 0, 0
+// retire stops writing to the journal's segment (it is full, to be
+// collected, or a write or sync failed): the next record starts a new one.
+// With sync, the segment is synced first, so that the records written to
+// it whose sync the tools have not run yet are durable: their sync then
+// succeeds on the closed file. Without (a sync failed, the file was
+// removed), theirs fail.
+func (l *segLog) retire(sync bool) {
+	if l.own == nil {
+		return
 	}
+	ok := sync && l.own.Sync() == nil
+	if l.retired == nil {
+		l.retired = map[backend.LogFile]bool{}
+	}
+	l.retired[l.own] = ok
+	l.own.Close()
+	l.own, l.owned, l.ownEnd, l.ownCap = nil, "", 0, 0
 }
 
 // ensureSegment makes sure the journal has a segment of its own with n
@@ -350,8 +364,11 @@ func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 	l := j.log
 	if l.own != nil {
 		gone, err := l.own.Removed()
-		if err != nil || gone || l.ownEnd+int64(n) > segmentBytes && l.ownEnd > int64(len(segmentMagic)) {
-			l.dropOwn()
+		switch {
+		case err != nil || gone:
+			l.retire(false)
+		case l.ownEnd+int64(n) > segmentBytes && l.ownEnd > int64(len(segmentMagic)):
+			l.retire(true)
 		}
 	}
 	if l.own == nil {
@@ -364,11 +381,11 @@ func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 	}
 	fill := max(int64(n), min(max(l.ownCap, fillMin), fillMax))
 	if _, err := l.own.WriteAt(make([]byte, fill), l.ownCap); err != nil {
-		l.dropOwn()
+		l.retire(true)
 		return fmt.Errorf("checkpoint: extending a segment: %w", err)
 	}
 	if err := l.own.Sync(); err != nil {
-		l.dropOwn()
+		l.retire(false)
 		return fmt.Errorf("checkpoint: extending a segment: %w", err)
 	}
 	l.ownCap += fill
@@ -460,7 +477,7 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 	}
 	off := l.ownEnd
 	if _, err := l.own.WriteAt(fr, off); err != nil {
-		l.dropOwn()
+		l.retire(true)
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
 	f, seg, seq := l.own, l.owned, r.Seq
@@ -473,7 +490,7 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 	locked = false
 	l.seqf.Unlock()
 	if werr != nil {
-		l.dropOwn()
+		l.retire(true)
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, werr)
 	}
 	st := l.segs[seg]
@@ -487,14 +504,17 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 		if err == nil {
 			return nil
 		}
-		// What the failed sync left is unknown: the segment takes
-		// nothing more.
 		if !locked {
 			j.mu.Lock()
 			defer j.mu.Unlock()
 		}
+		if ok, retired := l.retired[f]; retired && ok && errors.Is(err, fs.ErrClosed) {
+			return nil // synced whole as it was retired
+		}
 		if l.own == f {
-			l.dropOwn()
+			// What the failed sync left is unknown: the segment
+			// takes nothing more.
+			l.retire(false)
 		}
 		return fmt.Errorf("checkpoint: syncing record %d: %w", seq, err)
 	}, nil

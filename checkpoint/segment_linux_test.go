@@ -346,3 +346,56 @@ func TestSegmentsAfterObjects(t *testing.T) {
 		t.Errorf("f.txt after restoring to 0: %q", got)
 	}
 }
+
+// TestSegmentRetiredSync: a record whose sync the tool has not run yet
+// when its segment is retired (full, collected, the journal closed) is
+// synced with the segment, and its own sync then succeeds; one whose
+// segment was given up after a failure fails.
+func TestSegmentRetiredSync(t *testing.T) {
+	defer func(n int64) { segmentBytes = n }(segmentBytes)
+	segmentBytes = 1 // one record per segment
+	e := newSegEnv(t)
+	j := e.j
+	write := func() func(bool) error {
+		t.Helper()
+		r := &record{Type: typeAfter}
+		data, err := j.prepare(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sync, err := j.writeLogRecord(t.Context(), r, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sync
+	}
+	j.mu.Lock()
+	first := write()
+	second := write() // the first segment is full: a new one
+	j.mu.Unlock()
+	if err := first(false); err != nil {
+		t.Errorf("the sync of a record in a segment retired full: %v", err)
+	}
+	if err := second(false); err != nil {
+		t.Errorf("the sync of a record in the current segment: %v", err)
+	}
+	j.mu.Lock()
+	third := write()
+	j.log.retire(false) // as after a failed write
+	j.mu.Unlock()
+	if err := third(false); err == nil {
+		t.Error("the sync of a record in a segment given up after a failure succeeded")
+	}
+	j.mu.Lock()
+	fourth := write()
+	j.mu.Unlock()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fourth(false); err != nil {
+		t.Errorf("the sync of a record whose journal closed: %v", err)
+	}
+	if n := len(e.segments()); n != 4 {
+		t.Errorf("%d segments, want 4", n)
+	}
+}
