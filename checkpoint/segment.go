@@ -58,7 +58,7 @@ var segmentBytes int64 = 8 << 20
 // many bytes as it holds, up to fillMax at a time: a journal that records
 // little leaves little unused.
 const (
-	fillMin = 64 << 10
+	fillMin = 4 << 10
 	fillMax = 1 << 20
 )
 
