@@ -41,6 +41,15 @@ type Options struct {
 	// instead of two): a record holds at most this many bytes of them;
 	// 0 means 64 KiB, a negative value none.
 	InlineBytes int64
+	// Segments keeps the records in segment files where the store can
+	// write a file in place (backend.LogOpener: a local directory): one
+	// frame and one fdatasync per record instead of a file created,
+	// synced and renamed and a directory synced (see docs/checkpoints.md).
+	// A store that holds segments already keeps its records in them
+	// whatever Segments says, so that every journal of one store numbers
+	// its records the same way; every other store keeps one object per
+	// record.
+	Segments bool
 	// Admit, when set, is asked before the journal adds an object to
 	// its store (a pre-image's content, a record), with the context of
 	// the call that makes it and the bytes it is about to add: a tenant's
@@ -140,7 +149,7 @@ func Open(ctx context.Context, ns, store backend.Backend, opts Options) (*Journa
 		inlined: map[string]uint64{},
 		next:    1,
 	}
-	if o, ok := store.(backend.LogOpener); ok {
+	if o, ok := store.(backend.LogOpener); ok && opts.Segments {
 		j.log = newSegLog(o)
 	}
 	if err := j.loadBlobs(ctx); err != nil {
@@ -229,6 +238,13 @@ func (j *Journal) refresh(ctx context.Context) error {
 			}
 			if seq >= j.next {
 				j.next = seq + 1
+			}
+		}
+		if j.log == nil && (isSegmentName(e.Name) || e.Name == seqLockName) {
+			// Another journal keeps this store's records in
+			// segments: so does this one from now on.
+			if o, ok := j.store.(backend.LogOpener); ok {
+				j.log = newSegLog(o)
 			}
 		}
 		if j.log != nil && isSegmentName(e.Name) && e.IsRegular() {
@@ -372,6 +388,11 @@ func (j *Journal) prepare(ctx context.Context, r *record) ([]byte, error) {
 // with a later sequence number when another writer took r's. The caller
 // holds mu.
 func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
+	if j.log == nil && j.segmented(ctx) {
+		if err := j.refresh(ctx); err != nil {
+			return err
+		}
+	}
 	if j.log != nil {
 		return j.putLogRecord(ctx, r, data)
 	}
@@ -402,6 +423,17 @@ func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
 		return nil
 	}
 	return fmt.Errorf("checkpoint: writing a record: other writers took every sequence number tried")
+}
+
+// segmented reports whether a journal keeping records as objects in a
+// store that can hold segments finds that another journal started
+// keeping them in segments (journal/seq.lock exists): it must then too.
+func (j *Journal) segmented(ctx context.Context) bool {
+	if _, ok := j.store.(backend.LogOpener); !ok {
+		return false
+	}
+	_, err := backend.Stat(ctx, j.store, j.storePath("journal/"+seqLockName))
+	return err == nil
 }
 
 // storeContent keeps the content of the file name on src under its

@@ -22,24 +22,30 @@ import (
 // commit (tools.WaitBeforeCommit); a record the store then
 // cannot take fails the edit with nothing committed: the file keeps its
 // content, no staging file is left and the journal gains no record. On
-// local disk the wait is between the temporary file's sync and its
-// rename; on memfs (no backend.CommitHooker) at the start of Commit.
+// local disk the wait is along with the temporary file's sync, before its
+// rename; on memfs (no backend.CommitHooker) at the start of Commit. With
+// records in segments the frame is written when the change is announced,
+// and it is that write that fails (the lock file and segment are gone
+// with their directory), before the edit stages anything.
 func TestRecordFailsAfterOverlap(t *testing.T) {
 	ctx := context.Background()
+	localNS := func(t *testing.T) (backend.Backend, string) {
+		dir := t.TempDir()
+		ns, err := local.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ns.Close() })
+		return ns, dir
+	}
 	for _, tc := range []struct {
-		name string
-		ns   func(t *testing.T) (backend.Backend, string)
+		name     string
+		ns       func(t *testing.T) (backend.Backend, string)
+		segments bool // records in segments (checkpoint.Options.Segments)
 	}{
-		{"local", func(t *testing.T) (backend.Backend, string) {
-			dir := t.TempDir()
-			ns, err := local.New(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { ns.Close() })
-			return ns, dir
-		}},
-		{"memfs", func(t *testing.T) (backend.Backend, string) { return memfs.New(), "" }},
+		{"local", localNS, false},
+		{"local segments", localNS, true},
+		{"memfs", func(t *testing.T) (backend.Backend, string) { return memfs.New(), "" }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, nsDir := tc.ns(t)
@@ -52,7 +58,7 @@ func TestRecordFailsAfterOverlap(t *testing.T) {
 			if err := backend.WriteFile(ctx, ns, "f.txt", []byte("value: v0\n"), backend.WriteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+			j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{Segments: tc.segments})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +147,7 @@ func TestRecordFailsInSegment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{Segments: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func newSegEnv(t *testing.T) *segEnv {
 }
 
 // open opens another journal of the namespace on a new handle of the
-// store, as another process would.
+// store, as another process would, keeping records in segments.
 func (e *segEnv) open(opts Options) *Journal {
 	e.t.Helper()
 	store, err := local.New(e.storeDir)
@@ -57,6 +57,7 @@ func (e *segEnv) open(opts Options) *Journal {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { store.Close() })
+	opts.Segments = true
 	j, err := Open(e.t.Context(), e.ns, store, opts)
 	if err != nil {
 		e.t.Fatal(err)
