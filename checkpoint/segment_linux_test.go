@@ -400,3 +400,59 @@ func TestSegmentRetiredSync(t *testing.T) {
 		t.Errorf("%d segments, want 4", n)
 	}
 }
+
+// TestSegmentsAdopted: a journal opened without Options.Segments on a
+// store that holds segments, or that another journal starts keeping in
+// segments while it is open, keeps its records in segments too, so that
+// sequence numbers stay unique; none is written as an object.
+func TestSegmentsAdopted(t *testing.T) {
+	e := newSegEnv(t)
+	store, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	plain, err := Open(t.Context(), e.ns, store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.log != nil {
+		t.Fatal("a journal without Segments on an empty store keeps segments")
+	}
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.edit(plain, 1); err != nil {
+		t.Fatal(err)
+	}
+	if plain.log == nil {
+		t.Error("the journal without Segments did not switch to the store's segments")
+	}
+	objects, err := filepath.Glob(filepath.Join(e.storeDir, "journal", "*.json"))
+	if err != nil || len(objects) != 0 {
+		t.Errorf("records as objects: %v, %v", objects, err)
+	}
+	for _, j := range []*Journal{e.j, plain} {
+		if err := j.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store2, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store2.Close()
+	third, err := Open(t.Context(), e.ns, store2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.log == nil || !slices.Equal(changes(third), []uint64{1, 2}) {
+		t.Errorf("a journal opened without Segments: segments %v, changes %v", third.log != nil, changes(third))
+	}
+	if _, err := third.Restore(t.Context(), 0, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.file(); got != "value: v0\n" {
+		t.Errorf("f.txt after restoring to 0: %q", got)
+	}
+}
