@@ -23,8 +23,8 @@ import (
 type Options struct {
 	// Prefix is the directory of the store the journal lives in ("." or
 	// empty for the store's root). Records are Prefix/journal/<seq>.json
-	// (frames of Prefix/journal/*.log segments on a local directory),
-	// content Prefix/blobs/<sha256>.
+	// (frames of Prefix/journal/*.log segments with Segments on a local
+	// directory), content Prefix/blobs/<sha256>.
 	Prefix string
 	// KeepCount, when not 0, is how many changes (and restores) Prune
 	// keeps: the oldest go first.
