@@ -141,8 +141,8 @@ func TestRecordFailsInSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	big := "value: v0\n" + strings.Repeat("x", 60000) + "\n"
-	for name, data := range map[string]string{"f.txt": "value: v0\n", "big.txt": big} {
+	big := "value: v0\n" + strings.Repeat("x", 3490) + "\n"
+	for name, data := range map[string]string{"f.txt": "value: v0\n", "big.txt": big, "plain/big.txt": big} {
 		if err := backend.WriteFile(ctx, ns, name, []byte(data), backend.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -170,9 +170,13 @@ func TestRecordFailsInSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The edit of big.txt records its 60 KB pre-image inline: more than
-	// the zeros left in the segment. The limit lets the edit's own
-	// temporary file be written, not the segment grow.
+	// The edit of big.txt records its pre-image inline (in base64): more
+	// than the whole segment holds, so the segment must grow. A limit at
+	// the segment's size lets the edit's own temporary file (the size of
+	// big.txt) be written, not the segment grow.
+	if fi.Size() < int64(len(big))+100 || fi.Size() >= int64(len(big))*4/3 {
+		t.Fatalf("the segment's size %d does not lie between big.txt's %d and its base64's", fi.Size(), len(big))
+	}
 	var lim unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &lim); err != nil {
 		t.Fatal(err)
@@ -185,9 +189,14 @@ func TestRecordFailsInSegment(t *testing.T) {
 	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &small); err != nil {
 		t.Fatal(err)
 	}
+	// The same edit unjournaled goes through: only the segment is held.
+	plainOut, plainErr := set.Call(ctx, "edit_file", json.RawMessage(`{"path": "plain/big.txt", "old_text": "v0", "new_text": "v1"}`))
 	out, err := edit("big.txt", "v0", "v1")
 	if rerr := unix.Setrlimit(unix.RLIMIT_FSIZE, &lim); rerr != nil {
 		t.Fatal(rerr)
+	}
+	if plainErr != nil {
+		t.Fatalf("the unjournaled edit under the limit: %q, %v", plainOut, plainErr)
 	}
 	if err == nil || !strings.Contains(err.Error(), "not made") {
 		t.Fatalf("edit whose record failed: %q, %v", out, err)
@@ -195,7 +204,7 @@ func TestRecordFailsInSegment(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(nsDir, "big.txt")); err != nil || string(data) != big {
 		t.Errorf("big.txt after the refused edit: %d bytes, %v", len(data), err)
 	}
-	if entries, err := os.ReadDir(nsDir); err != nil || len(entries) != 2 {
+	if entries, err := os.ReadDir(nsDir); err != nil || len(entries) != 3 {
 		t.Errorf("namespace after the refused edit holds %v, %v", entries, err)
 	}
 	if u := j.Usage(); u.RecordCount != 1 {
