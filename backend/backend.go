@@ -160,8 +160,9 @@ type WriteOptions struct {
 	// can (see Capabilities.AtomicPreconditions).
 	Precondition Precondition
 	// BeforeCommit, when not nil, is called by Commit once the written
-	// bytes are staged (on local disk: in the synced temporary file) and
-	// before the target changes; an error from it fails the Commit with
+	// bytes are staged and before the target changes (on local disk:
+	// while the temporary file is synced, on a goroutine of its own, and
+	// waited for before the rename); an error from it fails the Commit with
 	// the target untouched, and the error is returned as it is or
 	// wrapped. It lets a caller overlap its own slow step (storing a
 	// checkpoint's record durably) with the backend's staging. Only a

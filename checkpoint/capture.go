@@ -122,10 +122,13 @@ type touched struct {
 
 // capture records the pre-images of req's paths before the change
 // commits. When the tool can wait for the record just before its commit
-// ([tools.WaitBeforeCommit]), the record is stored while the
-// tool stages its own write, and the change commits only once it is
-// stored: the journal's lock is held until then, and a record that
-// cannot be stored fails the change with nothing committed.
+// ([tools.WaitBeforeCommit]), the record is stored while the tool stages
+// its own write, and the change commits only once it is stored; a record
+// that cannot be stored fails the change with nothing committed. In a
+// segment (a local store) the frame is written at once and its sync is
+// the wait, which the local backend runs along with the sync of its
+// staged bytes; elsewhere the journal's lock is held until the record is
+// stored, by a goroutine the wait waits for.
 func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest) error {
 	j.mu.Lock()
 	locked := true
@@ -215,6 +218,20 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 	}
 	if err != nil {
 		return err
+	}
+	if j.log != nil {
+		// A segment's frame is written now (no wait); its sync is what
+		// the tool waits for, run along with the sync of its own
+		// staged bytes.
+		sync, err := j.writeLogRecord(ctx, r, data)
+		if err != nil {
+			return err
+		}
+		c.entries = append(c.entries, e)
+		if tools.WaitBeforeCommit(ctx, req, func() error { return sync(false) }) {
+			return nil
+		}
+		return sync(true)
 	}
 	put := func() error {
 		if err := j.putRecord(ctx, r, data); err != nil {

@@ -44,6 +44,14 @@
 // its pre-image is new, one content object: on S3 two PUTs (and the GET
 // that reads the pre-image).
 //
+// With Options.Segments, on a store that writes files in place
+// ([backend.LogOpener]: a local directory) records are instead frames (length, CRC-32C, JSON) of
+// segment files, journal/<20-digit ns>-<16 hex>.log, one per writing
+// journal, filled with zeros ahead so that a record is made durable by
+// one fdatasync that changes no metadata; journal/seq.lock's flock keeps
+// sequence numbers unique between journals. A torn last frame (a crash
+// mid-write) is ignored. Both layouts are read.
+//
 // # Bounds
 //
 // [Journal.Prune] (run by [Journal.Mark] when Options bound the journal)

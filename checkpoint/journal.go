@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,8 +22,9 @@ import (
 // Options configure a Journal. The zero value keeps everything.
 type Options struct {
 	// Prefix is the directory of the store the journal lives in ("." or
-	// empty for the store's root). Records are Prefix/journal/<seq>.json,
-	// content Prefix/blobs/<sha256>.
+	// empty for the store's root). Records are Prefix/journal/<seq>.json
+	// (frames of Prefix/journal/*.log segments with Segments on a local
+	// directory), content Prefix/blobs/<sha256>.
 	Prefix string
 	// KeepCount, when not 0, is how many changes (and restores) Prune
 	// keeps: the oldest go first.
@@ -39,6 +41,15 @@ type Options struct {
 	// instead of two): a record holds at most this many bytes of them;
 	// 0 means 64 KiB, a negative value none.
 	InlineBytes int64
+	// Segments keeps the records in segment files where the store can
+	// write a file in place (backend.LogOpener: a local directory): one
+	// frame and one fdatasync per record instead of a file created,
+	// synced and renamed and a directory synced (see docs/checkpoints.md).
+	// A store that holds segments already keeps its records in them
+	// whatever Segments says, so that every journal of one store numbers
+	// its records the same way; every other store keeps one object per
+	// record.
+	Segments bool
 	// Admit, when set, is asked before the journal adds an object to
 	// its store (a pre-image's content, a record), with the context of
 	// the call that makes it and the bytes it is about to add: a tenant's
@@ -76,8 +87,10 @@ const defaultInlineBytes = 64 << 10
 // namespace to any checkpoint it holds. A Journal is safe for concurrent
 // use. Several Journals (in several processes) may share one store where
 // the store's preconditions are atomic (Capabilities.AtomicPreconditions):
-// records are created create-only, so two writers never take the same
-// sequence number.
+// records are created create-only, or, on a local directory, numbered
+// under a lock file, so two writers never take the same sequence number.
+// A Journal on a local directory holds its segment and lock file open
+// until Close (or the store's Close).
 type Journal struct {
 	ns, store backend.Backend
 	caps      backend.Capabilities
@@ -99,6 +112,9 @@ type Journal struct {
 	unsaved []afterState // after-states not yet in a record
 	label   string
 	calls   uint64
+	// log is the state of a store whose records are kept in segments
+	// (see segment.go), nil on a store of one object per record.
+	log *segLog
 }
 
 // Open opens the journal of the namespace ns kept in store, reading the
@@ -132,6 +148,9 @@ func Open(ctx context.Context, ns, store backend.Backend, opts Options) (*Journa
 		recs: map[uint64]*record{}, blobs: map[string]int64{}, sizes: map[uint64]int64{}, done: map[uint64]bool{},
 		inlined: map[string]uint64{},
 		next:    1,
+	}
+	if o, ok := store.(backend.LogOpener); ok && opts.Segments {
+		j.log = newSegLog(o)
 	}
 	if err := j.loadBlobs(ctx); err != nil {
 		return nil, err
@@ -200,7 +219,8 @@ func (j *Journal) loadBlobs(ctx context.Context) error {
 }
 
 // refresh reads the records written since the last look (by this journal
-// or another sharing its store). The caller holds mu or owns j.
+// or another sharing its store): objects, and frames appended to
+// segments. The caller holds mu or owns j.
 func (j *Journal) refresh(ctx context.Context) error {
 	entries, err := j.store.List(ctx, j.storePath("journal"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -210,6 +230,7 @@ func (j *Journal) refresh(ctx context.Context) error {
 		return fmt.Errorf("checkpoint: listing the journal: %w", err)
 	}
 	var seqs []uint64
+	var found []loaded
 	for _, e := range entries {
 		if seq, ok := parseRecordName(e.Name); ok && e.IsRegular() {
 			if _, have := j.recs[seq]; !have && seq > j.cut {
@@ -219,8 +240,21 @@ func (j *Journal) refresh(ctx context.Context) error {
 				j.next = seq + 1
 			}
 		}
+		if j.log == nil && (isSegmentName(e.Name) || e.Name == seqLockName) {
+			// Another journal keeps this store's records in
+			// segments: so does this one from now on.
+			if o, ok := j.store.(backend.LogOpener); ok {
+				j.log = newSegLog(o)
+			}
+		}
+		if j.log != nil && isSegmentName(e.Name) && e.IsRegular() {
+			recs, err := j.readSegment(ctx, e.Name, e.Size)
+			if err != nil {
+				return err
+			}
+			found = append(found, recs...)
+		}
 	}
-	slices.Sort(seqs)
 	for _, seq := range seqs {
 		data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -233,9 +267,27 @@ func (j *Journal) refresh(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
-		j.add(r, int64(len(data)))
+		found = append(found, loaded{r: r, size: int64(len(data))})
 	}
+	j.take(found)
 	return nil
+}
+
+// take adds the records found in the store to the journal, in order.
+func (j *Journal) take(found []loaded) {
+	slices.SortFunc(found, func(a, b loaded) int { return cmp.Compare(a.r.Seq, b.r.Seq) })
+	for _, f := range found {
+		if f.r.Seq >= j.next {
+			j.next = f.r.Seq + 1
+		}
+		if _, have := j.recs[f.r.Seq]; have || f.r.Seq <= j.cut {
+			continue
+		}
+		if f.loc.seg != "" {
+			j.log.locs[f.r.Seq] = f.loc
+		}
+		j.add(f.r, f.size)
+	}
 }
 
 // add takes the record r into the in-memory journal.
@@ -282,6 +334,13 @@ func (j *Journal) dropThrough(cut uint64) {
 			delete(j.inlined, h)
 		}
 	}
+	if j.log != nil {
+		for seq := range j.log.locs {
+			if seq <= cut {
+				delete(j.log.locs, seq)
+			}
+		}
+	}
 	keep := j.order[:0]
 	for _, seq := range j.order {
 		if seq <= cut {
@@ -324,9 +383,19 @@ func (j *Journal) prepare(ctx context.Context, r *record) ([]byte, error) {
 }
 
 // putRecord stores r, encoded by prepare as data, and takes it into the
-// journal. It retries with a later sequence number when another writer
-// took r's. The caller holds mu.
+// journal: as a frame of the journal's segment on a store kept in
+// segments, as an object of its own otherwise, in which case it retries
+// with a later sequence number when another writer took r's. The caller
+// holds mu.
 func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
+	if j.log == nil && j.segmented(ctx) {
+		if err := j.refresh(ctx); err != nil {
+			return err
+		}
+	}
+	if j.log != nil {
+		return j.putLogRecord(ctx, r, data)
+	}
 	for try := range 8 {
 		if try > 0 {
 			r.Seq = j.next
@@ -354,6 +423,17 @@ func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
 		return nil
 	}
 	return fmt.Errorf("checkpoint: writing a record: other writers took every sequence number tried")
+}
+
+// segmented reports whether a journal keeping records as objects in a
+// store that can hold segments finds that another journal started
+// keeping them in segments (journal/seq.lock exists): it must then too.
+func (j *Journal) segmented(ctx context.Context) bool {
+	if _, ok := j.store.(backend.LogOpener); !ok {
+		return false
+	}
+	_, err := backend.Stat(ctx, j.store, j.storePath("journal/"+seqLockName))
+	return err == nil
 }
 
 // storeContent keeps the content of the file name on src under its
@@ -455,11 +535,7 @@ func (j *Journal) hasBlob(hash string) bool {
 func (j *Journal) openContent(ctx context.Context, hash string) (io.ReadCloser, error) {
 	if _, ok := j.blobs[hash]; !ok {
 		if seq, ok := j.inlined[hash]; ok {
-			data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
-			if err != nil {
-				return nil, err
-			}
-			r, err := decodeRecord(data, seq)
+			r, err := j.readRecord(ctx, seq)
 			if err != nil {
 				return nil, err
 			}
@@ -470,6 +546,38 @@ func (j *Journal) openContent(ctx context.Context, hash string) (io.ReadCloser, 
 		}
 	}
 	return j.store.OpenRead(ctx, j.blobPath(hash))
+}
+
+// readRecord reads record seq back from the store.
+func (j *Journal) readRecord(ctx context.Context, seq uint64) (*record, error) {
+	if j.log != nil {
+		if _, ok := j.log.locs[seq]; ok {
+			return j.readLogRecord(ctx, seq)
+		}
+	}
+	data, err := backend.ReadFile(ctx, j.store, j.storePath("journal/"+recordName(seq)))
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecord(data, seq)
+}
+
+// Close releases what the journal holds open in its store (on a local
+// directory, its segment and lock file; closing the store releases them
+// too). A journal used after Close opens them again.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.log == nil {
+		return nil
+	}
+	j.log.retire(true)
+	if j.log.seqf != nil {
+		err := j.log.seqf.Close()
+		j.log.seqf = nil
+		return err
+	}
+	return nil
 }
 
 // hashFile returns the SHA-256 and size of the file name on b.

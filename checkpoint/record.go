@@ -102,8 +102,8 @@ type PathChange struct {
 }
 
 // Record types. Every record is one object of the journal, named by its
-// sequence number and written create-only, so records are never appended
-// to or rewritten.
+// sequence number and written create-only, or one frame of a segment (on
+// a local directory, see segment.go); a record is never rewritten.
 const (
 	typeChange  = "change"  // a tool call's change: pre-images of every path
 	typeRestore = "restore" // a restore's intent: every path's current and target state
@@ -174,70 +174,88 @@ const maxRecordBytes = 256 << 20
 // paths must be canonical storage paths, hashes full lowercase hex, kinds
 // known, and the sequence number the one its name says.
 func decodeRecord(data []byte, seq uint64) (*record, error) {
+	r, err := unmarshalRecord(data)
+	if err != nil {
+		return nil, fmt.Errorf("record %d: %w", seq, err)
+	}
+	if err := validateRecord(r, seq); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// unmarshalRecord parses a record, unvalidated.
+func unmarshalRecord(data []byte) (*record, error) {
 	if len(data) > maxRecordBytes {
-		return nil, fmt.Errorf("record %d: %d bytes, more than a record holds", seq, len(data))
+		return nil, fmt.Errorf("%d bytes, more than a record holds", len(data))
 	}
 	var r record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("record %d: %w", seq, err)
+		return nil, err
 	}
+	return &r, nil
+}
+
+// validateRecord checks r, read from where record seq is kept (see
+// decodeRecord).
+func validateRecord(r *record, seq uint64) error {
 	if r.V != recordVersion {
-		return nil, fmt.Errorf("record %d: format version %d, this build reads %d", seq, r.V, recordVersion)
+		return fmt.Errorf("record %d: format version %d, this build reads %d", seq, r.V, recordVersion)
 	}
 	if r.Seq != seq {
-		return nil, fmt.Errorf("record %d: holds sequence number %d", seq, r.Seq)
+		return fmt.Errorf("record %d: holds sequence number %d", seq, r.Seq)
 	}
 	switch r.Type {
 	case typeChange, typeRestore:
 		if len(r.Paths) == 0 {
-			return nil, fmt.Errorf("record %d: a %s without paths", seq, r.Type)
+			return fmt.Errorf("record %d: a %s without paths", seq, r.Type)
 		}
 	case typeDone, typePrune:
 		if r.Ref == 0 || r.Ref >= seq {
-			return nil, fmt.Errorf("record %d: %s refers to %d", seq, r.Type, r.Ref)
+			return fmt.Errorf("record %d: %s refers to %d", seq, r.Type, r.Ref)
 		}
 	case typeAfter:
 	default:
-		return nil, fmt.Errorf("record %d: unknown type %q", seq, r.Type)
+		return fmt.Errorf("record %d: unknown type %q", seq, r.Type)
 	}
 	if r.Type == typeRestore && r.Ref >= seq {
-		return nil, fmt.Errorf("record %d: restores to %d", seq, r.Ref)
+		return fmt.Errorf("record %d: restores to %d", seq, r.Ref)
 	}
 	seen := make(map[string]bool, len(r.Paths))
 	for _, p := range r.Paths {
 		if !backend.ValidPath(p.Path) || p.Path == "." {
-			return nil, fmt.Errorf("record %d: invalid path %q", seq, p.Path)
+			return fmt.Errorf("record %d: invalid path %q", seq, p.Path)
 		}
 		if seen[p.Path] {
-			return nil, fmt.Errorf("record %d: path %q twice", seq, p.Path)
+			return fmt.Errorf("record %d: path %q twice", seq, p.Path)
 		}
 		seen[p.Path] = true
 		if err := checkState(p.Before); err != nil {
-			return nil, fmt.Errorf("record %d: %s: %w", seq, p.Path, err)
+			return fmt.Errorf("record %d: %s: %w", seq, p.Path, err)
 		}
 		if p.After != nil {
 			if err := checkState(*p.After); err != nil {
-				return nil, fmt.Errorf("record %d: %s: %w", seq, p.Path, err)
+				return fmt.Errorf("record %d: %s: %w", seq, p.Path, err)
 			}
 		}
 		if p.Before.Kind == File && p.Before.Hash == "" {
-			return nil, fmt.Errorf("record %d: %s: a pre-image without a hash", seq, p.Path)
+			return fmt.Errorf("record %d: %s: a pre-image without a hash", seq, p.Path)
 		}
 	}
 	for h, data := range r.Inline {
 		if !validHash(h) || sha256Hex(data) != h {
-			return nil, fmt.Errorf("record %d: inline content that is not what its hash %q says", seq, h)
+			return fmt.Errorf("record %d: inline content that is not what its hash %q says", seq, h)
 		}
 	}
 	for _, a := range r.Afters {
 		if a.Seq == 0 || a.Seq >= seq || !backend.ValidPath(a.Path) || a.Path == "." {
-			return nil, fmt.Errorf("record %d: after-state of %d %q", seq, a.Seq, a.Path)
+			return fmt.Errorf("record %d: after-state of %d %q", seq, a.Seq, a.Path)
 		}
 		if err := checkState(a.State); err != nil {
-			return nil, fmt.Errorf("record %d: %s: %w", seq, a.Path, err)
+			return fmt.Errorf("record %d: %s: %w", seq, a.Path, err)
 		}
 	}
-	return &r, nil
+	return nil
 }
 
 // checkState validates one recorded state.

@@ -43,9 +43,15 @@ type PruneResult struct {
 	// Cut is the oldest checkpoint still reachable after it.
 	Cut uint64
 	// Records and Blobs are how many objects were removed, Bytes how
-	// many bytes they held.
+	// many bytes they held. On a store whose records are kept in
+	// segments (a local directory), Records counts the records the cut
+	// dropped and Bytes includes theirs: their disk space returns when
+	// their segment goes (Segments).
 	Records, Blobs int
 	Bytes          int64
+	// Segments is how many segment files were removed: those whose
+	// records were all dropped and that no journal writes to any more.
+	Segments int
 }
 
 // Prune applies the retention of the Options: it drops the oldest
@@ -93,9 +99,19 @@ func (j *Journal) Prune(ctx context.Context) (PruneResult, error) {
 		if err := j.spill(ctx, cut); err != nil {
 			return res, err
 		}
+		var n int
+		var size int64
+		for _, seq := range j.order {
+			if seq <= cut && j.log != nil && j.log.locs[seq] != (recLoc{}) {
+				n++
+				size += j.sizes[seq]
+			}
+		}
 		if err := j.write(ctx, &record{Type: typePrune, Ref: cut}); err != nil {
 			return res, err
 		}
+		res.Records += n
+		res.Bytes += size
 		res.Cut = cut
 	}
 	// Remove the records through the cut (also those a prune cut short
@@ -111,6 +127,13 @@ func (j *Journal) Prune(ctx context.Context) (PruneResult, error) {
 			}
 			res.Records++
 			res.Bytes += e.Size
+		}
+	}
+	if j.log != nil {
+		n, err := j.collectSegments(ctx)
+		res.Segments += n
+		if err != nil {
+			return res, err
 		}
 	}
 	refs := j.references()
@@ -208,4 +231,75 @@ func (j *Journal) spill(ctx context.Context, cut uint64) error {
 		delete(j.inlined, h)
 	}
 	return nil
+}
+
+// collectSegments removes the segments whose records all lie through the
+// cut: a segment is removed once every record it holds is pruned and no
+// journal writes to it any more (its writer holds its lock while it does;
+// this journal's own segment is given up first). A segment with no
+// record is kept (it may be one just created). It returns how many
+// segments went.
+func (j *Journal) collectSegments(ctx context.Context) (int, error) {
+	l := j.log
+	removed := 0
+	for name, st := range l.segs {
+		if st.count == 0 || st.max > j.cut {
+			continue
+		}
+		if name == l.owned {
+			l.retire(true)
+		}
+		path := j.storePath("journal/" + name)
+		f, err := l.opener.OpenLog(ctx, path, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			delete(l.segs, name)
+			delete(l.read, name)
+			continue
+		}
+		if err != nil {
+			return removed, fmt.Errorf("checkpoint: opening segment %s: %w", name, err)
+		}
+		gone, err := j.collectSegment(ctx, f, name, path)
+		f.Close()
+		if err != nil {
+			return removed, err
+		}
+		if gone {
+			removed++
+		}
+	}
+	return removed, nil
+}
+
+// collectSegment removes the segment name, open as f, unless another
+// journal writes to it or it holds records past the cut (read now, when
+// they were written since it was last read).
+func (j *Journal) collectSegment(ctx context.Context, f backend.LogFile, name, path string) (bool, error) {
+	l := j.log
+	ok, err := f.TryLock()
+	if err != nil {
+		return false, fmt.Errorf("checkpoint: segment %s: %w", name, err)
+	}
+	if !ok {
+		return false, nil // in use
+	}
+	size, err := f.Size()
+	if err != nil {
+		return false, fmt.Errorf("checkpoint: segment %s: %w", name, err)
+	}
+	recs, err := j.readSegment(ctx, name, size)
+	if err != nil {
+		return false, err
+	}
+	j.take(recs)
+	st := l.segs[name]
+	if st.max > j.cut {
+		return false, nil
+	}
+	if err := j.removeObject(ctx, path); err != nil {
+		return false, err
+	}
+	delete(l.segs, name)
+	delete(l.read, name)
+	return true, nil
 }

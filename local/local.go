@@ -47,6 +47,12 @@ type FS struct {
 
 	// direntBufs holds ListTypes's getdents buffers (*[]byte) between calls.
 	direntBufs sync.Pool
+
+	// logs are the files OpenLog opened and not yet closed: Close closes
+	// them. logsClosed is set by Close, after which OpenLog fails.
+	logsMu     sync.Mutex
+	logs       map[*logFile]struct{}
+	logsClosed bool
 }
 
 // Compile-time checks that FS implements the contracts it promises.
@@ -60,6 +66,7 @@ var (
 	_ backend.LocalPather        = (*FS)(nil)
 	_ backend.HostPathMapper     = (*FS)(nil)
 	_ backend.CapabilityReporter = (*FS)(nil)
+	_ backend.LogOpener          = (*FS)(nil)
 )
 
 // New opens the existing directory root as the root of a backend; an
@@ -157,9 +164,11 @@ func (f *FS) withRoot(fn func(h *rootHandle) error) error {
 	return err
 }
 
-// Close releases the root directory. Calls made after Close fail with
-// fs.ErrClosed; a second Close does nothing.
+// Close releases the root directory and closes the files OpenLog opened.
+// Calls made after Close fail with fs.ErrClosed; a second Close does
+// nothing.
 func (f *FS) Close() error {
+	f.closeLogs()
 	return roots.close(f)
 }
 

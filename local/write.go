@@ -82,8 +82,9 @@ func (f *FS) mkdirIn(parent, c string, last bool) error {
 }
 
 // CommitHooks marks FS as a [backend.CommitHooker]: Commit calls
-// WriteOptions.BeforeCommit between the temporary file's sync and the
-// rename.
+// WriteOptions.BeforeCommit while it syncs the temporary file (on another
+// goroutine, so that the hook's own sync, a checkpoint record's, goes to
+// the disk with the file's) and waits for both before the rename.
 func (f *FS) CommitHooks() {}
 
 // OpenWrite starts an atomic write of the regular file name. Missing
@@ -245,8 +246,8 @@ func (w *fileWriter) Write(p []byte) (int, error) {
 }
 
 // Commit makes the written bytes the target's content: it syncs the
-// temporary file, calls WriteOptions.BeforeCommit (whose error fails the
-// commit), then, holding an exclusive flock on the target's
+// temporary file while WriteOptions.BeforeCommit runs (whose error fails
+// the commit), then, holding an exclusive flock on the target's
 // directory, checks the target and the precondition and renames the
 // temporary file over the target, and finally syncs the directory. On
 // failure the target is untouched and the temporary file removed. A
@@ -261,13 +262,23 @@ func (w *fileWriter) Commit() error {
 	if err := w.ctx.Err(); err != nil {
 		return &fs.PathError{Op: op, Path: w.name, Err: err}
 	}
-	if err := w.file.Sync(); err != nil {
-		return pathError(op, w.name, err)
-	}
+	var hookErr error
+	hookDone := make(chan struct{})
 	if w.hook != nil {
-		if err := w.hook(); err != nil {
-			return &fs.PathError{Op: op, Path: w.name, Err: err}
-		}
+		go func() {
+			defer close(hookDone)
+			hookErr = w.hook()
+		}()
+	} else {
+		close(hookDone)
+	}
+	syncErr := w.file.Sync()
+	<-hookDone
+	if syncErr != nil {
+		return pathError(op, w.name, syncErr)
+	}
+	if hookErr != nil {
+		return &fs.PathError{Op: op, Path: w.name, Err: hookErr}
 	}
 	if err := w.swap(); err != nil {
 		return pathError(op, w.name, err)

@@ -1,9 +1,12 @@
 package checkpoint_test
 
 import (
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -66,6 +69,43 @@ func TestScenariosLocal(t *testing.T) {
 	})
 }
 
+// TestScenariosLocalSegments: the scenarios on local disk with the
+// records in segment files (and none as objects).
+func TestScenariosLocalSegments(t *testing.T) {
+	runScenarios(t, func(t *testing.T) env {
+		e, _ := localEnv(t)
+		e.segments = true
+		t.Cleanup(func() { wantSegments(t, e.store) })
+		return e
+	})
+}
+
+// wantSegments fails t unless the journal in store, if it holds
+// anything, keeps its records in segments only.
+func wantSegments(t *testing.T, store backend.Backend) {
+	entries, err := store.List(context.Background(), "journal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := 0
+	for _, e := range entries {
+		switch {
+		case strings.HasSuffix(e.Name, ".log"):
+			segs++
+		case strings.HasSuffix(e.Name, ".json"):
+			t.Errorf("a record as an object: %s", e.Name)
+		}
+	}
+	if segs == 0 && len(entries) > 0 {
+		t.Errorf("no segment in %v", entries)
+	}
+}
+
+// TestScenariosMounted: the scenarios on a mounted namespace over local
+// disk, the records in segment files.
 func TestScenariosMounted(t *testing.T) {
 	runScenarios(t, func(t *testing.T) env {
 		e, root := localEnv(t)
@@ -76,6 +116,6 @@ func TestScenariosMounted(t *testing.T) {
 		seed := hostSeed(root)
 		return env{ns: ns, store: e.store, prefix: "/w/", seed: func(t *testing.T, name string, data []byte, mode fs.FileMode) {
 			seed(t, name[len("w/"):], data, mode)
-		}}
+		}, segments: true}
 	})
 }

@@ -76,7 +76,8 @@ func BenchmarkEditLocal(b *testing.B) {
 
 // localEditSetup opens a local namespace holding f.go (benchFile) and its
 // tool set, and with journaled a journal of it in another directory of
-// the same disk; all are closed when b ends.
+// the same disk, its records in segment files; all are closed when b
+// ends.
 func localEditSetup(b *testing.B, journaled bool) (*tools.Set, *checkpoint.Journal) {
 	b.Helper()
 	ns, err := local.New(b.TempDir())
@@ -100,7 +101,7 @@ func localEditSetup(b *testing.B, journaled bool) (*tools.Set, *checkpoint.Journ
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{Segments: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -127,7 +128,8 @@ func benchListened(b *testing.B, set *tools.Set, path string) {
 // journaled one in turn in every iteration (two files in two
 // directories of one disk, the store a third), each timed apart and
 // reported as ms/plain and ms/journaled with their ratio as
-// overhead-%: both see the same load on the disk, which on a shared
+// overhead-% (the records in segment files, checkpoint.Options.Segments):
+// both see the same load on the disk, which on a shared
 // machine moves the single runs of BenchmarkEditLocal by a factor of
 // two. The medians of the pairs are reported, so a stall of the disk
 // in one call does not move them.
@@ -157,7 +159,7 @@ func BenchmarkEditLocalPaired(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{Segments: true})
 	if err != nil {
 		b.Fatal(err)
 	}

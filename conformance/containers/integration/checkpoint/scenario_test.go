@@ -32,6 +32,15 @@ type env struct {
 	prefix    string
 	// seed writes a file behind the tools' back, as another writer.
 	seed func(t *testing.T, name string, data []byte, mode fs.FileMode)
+	// segments keeps the records in segment files
+	// (checkpoint.Options.Segments).
+	segments bool
+}
+
+// opts returns o for a journal on e.
+func (e env) opts(o checkpoint.Options) checkpoint.Options {
+	o.Segments = e.segments
+	return o
 }
 
 // mkEnv makes a fresh env for one scenario.
@@ -69,7 +78,7 @@ func newAgent(t *testing.T, e env, opts checkpoint.Options) *agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := checkpoint.Open(t.Context(), e.ns, e.store, opts)
+	j, err := checkpoint.Open(t.Context(), e.ns, e.store, e.opts(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +336,7 @@ func scenarioInterrupted(t *testing.T, e env) {
 	for _, k := range []int64{1, 3} {
 		t.Run(fmt.Sprint("after", k), func(t *testing.T) {
 			failing := &failAfter{Backend: e.ns, left: k}
-			broken, err := checkpoint.Open(t.Context(), failing, e.store, checkpoint.Options{})
+			broken, err := checkpoint.Open(t.Context(), failing, e.store, e.opts(checkpoint.Options{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +445,7 @@ func scenarioChangedUnderCall(t *testing.T, e env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := checkpoint.Open(t.Context(), e.ns, e.store, checkpoint.Options{})
+	j, err := checkpoint.Open(t.Context(), e.ns, e.store, e.opts(checkpoint.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +470,7 @@ func scenarioReopen(t *testing.T, e env) {
 	if err := a.j.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	j2, err := checkpoint.Open(t.Context(), e.ns, e.store, checkpoint.Options{})
+	j2, err := checkpoint.Open(t.Context(), e.ns, e.store, e.opts(checkpoint.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +552,7 @@ func scenarioRetention(t *testing.T, e env, inline int64) {
 	}
 	readme(strings.Repeat("6", 100))
 	// A reopened journal sees the same.
-	j2, err := checkpoint.Open(t.Context(), e.ns, e.store, checkpoint.Options{})
+	j2, err := checkpoint.Open(t.Context(), e.ns, e.store, e.opts(checkpoint.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -636,7 +645,7 @@ func scenarioWriterDuringRestore(t *testing.T, e env) {
 	racing := &interferer{Backend: e.ns, path: target, act: func() {
 		e.seed(t, target, []byte("written during the restore\n"), 0o644)
 	}}
-	j2, err := checkpoint.Open(t.Context(), racing, e.store, checkpoint.Options{})
+	j2, err := checkpoint.Open(t.Context(), racing, e.store, e.opts(checkpoint.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
