@@ -82,7 +82,9 @@ func checkpointsConfig(s *config.Settings) (*server.Checkpoints, error) {
 	}
 	return &server.Checkpoints{
 		Store:   store,
-		Options: checkpoint.Options{KeepCount: s.CheckpointKeep, KeepAge: s.CheckpointKeepAge, KeepBytes: s.CheckpointKeepBytes},
+		// On a local store, records go to segments: one fdatasync per
+		// change, overlapped with the change's own (docs/checkpoints.md).
+		Options: checkpoint.Options{KeepCount: s.CheckpointKeep, KeepAge: s.CheckpointKeepAge, KeepBytes: s.CheckpointKeepBytes, Segments: true},
 		List:    s.CheckpointTools == "list" || s.CheckpointTools == "restore",
 		Restore: s.CheckpointTools == "restore",
 	}, nil

@@ -16,7 +16,8 @@ import (
 // quota and --session-retention 0: each session journals its own
 // changes, the quota holds across a tenant's sessions, and a session's
 // storage (upper layer and store) is removed as it ends while another's
-// stays.
+// stays. The quota counts each session store's segment as its files
+// hold it, zeros made ahead included (4 KiB at first).
 func TestServeSessionCheckpoints(t *testing.T) {
 	t.Parallel()
 	iss := tenanttest.NewIssuer(t)
@@ -27,7 +28,7 @@ func TestServeSessionCheckpoints(t *testing.T) {
 		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
 		"--tenant-mount", "ws=overlay:local:"+filepath.Join(base, "base")+":ro+local:"+filepath.Join(up, "{tenant}", "{session}"),
 		"--checkpoints", "local:"+filepath.Join(ckpt, "{tenant}", "{session}"), "--checkpoint-tools", "restore",
-		"--quota-bytes", "6000", "--session-retention", "0")
+		"--quota-bytes", "12000", "--session-retention", "0")
 	ctx := t.Context()
 	token := iss.Sign(t, tenanttest.Claims{Subject: "t1"})
 	s1, err := connectAs(t, h.url, token, "")
@@ -40,11 +41,11 @@ func TestServeSessionCheckpoints(t *testing.T) {
 	}
 	defer s2.Close()
 	callOK(t, ctx, s1, "write_file", map[string]any{"path": "/ws/a.txt", "content": "one\n"})
-	callOK(t, ctx, s2, "write_file", map[string]any{"path": "/ws/big.txt", "content": strings.Repeat("x", 4000)})
+	callOK(t, ctx, s2, "write_file", map[string]any{"path": "/ws/big.txt", "content": strings.Repeat("x", 5000)})
 	if out := callOK(t, ctx, s1, "list_checkpoints", nil); !strings.Contains(out, "write /ws/a.txt") || strings.Contains(out, "big") {
 		t.Errorf("s1's checkpoints:\n%s", out)
 	}
-	if out := callRefused(t, ctx, s1, "write_file", map[string]any{"path": "/ws/big.txt", "content": strings.Repeat("y", 4000)}); !strings.Contains(out, "quota") {
+	if out := callRefused(t, ctx, s1, "write_file", map[string]any{"path": "/ws/big.txt", "content": strings.Repeat("y", 5000)}); !strings.Contains(out, "quota") {
 		t.Errorf("s1 past t1's quota: %q", out)
 	}
 	s1Up, s1Store := filepath.Join(up, "t1", s1.ID()), filepath.Join(ckpt, "t1", s1.ID())
@@ -61,7 +62,7 @@ func TestServeSessionCheckpoints(t *testing.T) {
 			t.Errorf("%s after the session ended: %v", d, err)
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(up, "t1", s2.ID(), "big.txt")); err != nil || len(data) != 4000 {
+	if data, err := os.ReadFile(filepath.Join(up, "t1", s2.ID(), "big.txt")); err != nil || len(data) != 5000 {
 		t.Errorf("the live session's upper layer: %d bytes, %v", len(data), err)
 	}
 	if out := callOK(t, ctx, s2, "list_checkpoints", nil); !strings.Contains(out, "write /ws/big.txt") {
