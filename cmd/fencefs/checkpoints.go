@@ -81,7 +81,7 @@ func checkpointsConfig(s *config.Settings) (*server.Checkpoints, error) {
 		return nil, fmt.Errorf("--checkpoints: %w", err)
 	}
 	return &server.Checkpoints{
-		Store:   store,
+		Store: store,
 		// On a local store, records go to segments: one fdatasync per
 		// change, overlapped with the change's own (docs/checkpoints.md).
 		Options: checkpoint.Options{KeepCount: s.CheckpointKeep, KeepAge: s.CheckpointKeepAge, KeepBytes: s.CheckpointKeepBytes, Segments: true},
