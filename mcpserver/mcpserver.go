@@ -199,7 +199,7 @@ func Tool(t *tools.Tool) *mcp.Tool {
 	mt := &mcp.Tool{
 		Name:        t.Name,
 		Description: t.Description,
-		InputSchema: t.InputSchema,
+		InputSchema: compactSchema(t.InputSchema),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Annotations.Title,
 			ReadOnlyHint:    t.Annotations.ReadOnly,
@@ -220,6 +220,7 @@ func Tool(t *tools.Tool) *mcp.Tool {
 // tool calls t with the raw arguments; see result for its errors.
 func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 	changing := !t.Annotations.ReadOnly
+	_, data := outputSchemas[t.Name]
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		var rec *changeRecorder
@@ -237,7 +238,6 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 				}
 			}
 		}
-		_, data := outputSchemas[t.Name]
 		var sh shape
 		if data {
 			ctx = sh.listen(ctx)
@@ -275,7 +275,9 @@ func (h *handlers) result(ctx context.Context, t *tools.Tool, start time.Time, t
 		logger.Log(ctx, level, "tool call failed", "tool", t.Name, "error", tools.Cause(err), "duration", time.Since(start))
 		return failed(errorResult(tools.Message(err)), err)
 	}
-	logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
+	if logger.Enabled(ctx, slog.LevelDebug) {
+		logger.DebugContext(ctx, "tool call", "tool", t.Name, "duration", time.Since(start))
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 

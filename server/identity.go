@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +95,7 @@ func Identify(a Authenticator, opts *IdentifyOptions) func(http.Handler) http.Ha
 					err = fmt.Errorf("%w: %w", tenant.ErrForbidden, perr)
 				}
 			}
-			if err == nil && opts.Grants != nil && len(opts.Grants.Tools(id.Scopes, nil)) == 0 {
+			if err == nil && opts.Grants != nil && !opts.Grants.AllowsAny(id.Scopes) {
 				err = fmt.Errorf("%w: no scope of %q grants a tool", tenant.ErrForbidden, strings.Join(id.Scopes, " "))
 			}
 			if err != nil {
@@ -180,7 +179,7 @@ func (s Scopes) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 			return next(ctx, req)
 		}
 		id, err := tenant.FromTokenInfo(req.Extra.TokenInfo)
-		if err != nil || !slices.Contains(grants.Tools(id.Scopes, []string{t.Name}), t.Name) {
+		if err != nil || !grants.Allows(id.Scopes, t.Name) {
 			return refusal(tools.KindDenied, fmt.Sprintf("%s: the scopes of this request's token do not grant this tool (scopes are judged on every request; get a token with a scope that grants it)", t.Name), ErrNotGranted), nil
 		}
 		return next(ctx, req)
@@ -203,7 +202,7 @@ func (s Scopes) Middleware() mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			id, err := tenant.FromTokenInfo(extra.TokenInfo)
-			if err != nil || !slices.Contains(grants.Tools(id.Scopes, []string{"read_file"}), "read_file") {
+			if err != nil || !grants.Allows(id.Scopes, "read_file") {
 				return nil, errors.New("the scopes of this request's token do not grant reading files")
 			}
 			return next(ctx, method, req)

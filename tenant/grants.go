@@ -160,3 +160,27 @@ func (g *Grants) Tools(scopes, offered []string) []string {
 	}
 	return out
 }
+
+// Allows reports whether scopes grant the tool name: whether Tools(scopes,
+// []string{name}) would hold it, without building a list (a server asks
+// it on every call).
+func (g *Grants) Allows(scopes []string, name string) bool {
+	for _, s := range scopes {
+		if slices.Contains(g.byScope[s], name) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsAny reports whether scopes grant any tool at all: whether
+// Tools(scopes, nil) would be non-empty, without building it.
+func (g *Grants) AllowsAny(scopes []string) bool {
+	for _, s := range scopes {
+		// NewGrants keeps only tools of KnownTools.
+		if len(g.byScope[s]) > 0 {
+			return true
+		}
+	}
+	return false
+}

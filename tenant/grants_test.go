@@ -63,3 +63,30 @@ func TestNewGrants(t *testing.T) {
 		t.Fatal("empty scope accepted")
 	}
 }
+
+// TestAllowsAgreesWithTools: Allows and AllowsAny answer what Tools
+// would, for every known tool and scope mix, with grants that leave a
+// scope empty too.
+func TestAllowsAgreesWithTools(t *testing.T) {
+	custom, err := NewGrants(map[string][]string{"files:edit": {"edit_file", "read_file"}, "files:none": {}, "files:all": {GroupAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scopeSets := [][]string{nil, {}, {"openid"}, {ScopeRead}, {ScopeWrite}, {"openid", ScopeRead, ScopeWrite},
+		{"files:edit"}, {"files:none"}, {"files:none", "files:edit"}, {"files:all"}, {"files:none", "profile"}}
+	for _, g := range []*Grants{DefaultGrants(), custom} {
+		for _, scopes := range scopeSets {
+			if got, want := g.AllowsAny(scopes), len(g.Tools(scopes, nil)) > 0; got != want {
+				t.Errorf("AllowsAny(%q) = %v, Tools gives %q", scopes, got, g.Tools(scopes, nil))
+			}
+			for _, name := range append(KnownTools(), "no_such_tool", "") {
+				if got, want := g.Allows(scopes, name), slices.Contains(g.Tools(scopes, []string{name}), name); got != want {
+					t.Errorf("Allows(%q, %q) = %v, want %v", scopes, name, got, want)
+				}
+			}
+		}
+	}
+	if !DefaultGrants().Allows([]string{ScopeRead}, "read_file") || DefaultGrants().Allows([]string{ScopeRead}, "write_file") {
+		t.Fatal("files:read must grant read_file and not write_file")
+	}
+}

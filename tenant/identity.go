@@ -207,7 +207,7 @@ func Middleware(v Verifier, opts *MiddlewareOptions) func(http.Handler) http.Han
 	return func(next http.Handler) http.Handler {
 		return bearer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id, err := FromContext(r.Context())
-			if err == nil && opts.Grants != nil && len(opts.Grants.Tools(id.Scopes, nil)) == 0 {
+			if err == nil && opts.Grants != nil && !opts.Grants.AllowsAny(id.Scopes) {
 				err = forbidden(fmt.Errorf("no scope of %q grants a tool", strings.Join(id.Scopes, " ")))
 			}
 			if err != nil {

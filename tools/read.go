@@ -70,11 +70,7 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 	if win.limit < 1 {
 		return "", retryf(KindInvalid, "Invalid limit %d: limit must be 1 or greater.", win.limit)
 	}
-	t, err := s.resolve(ctx, nameReadFile, p, levelRead)
-	if err != nil {
-		return "", err
-	}
-	r, err := s.openFile(ctx, t)
+	t, r, err := s.openForRead(ctx, p)
 	if err != nil {
 		return "", err
 	}
@@ -96,6 +92,33 @@ func (s *Set) readFile(ctx context.Context, raw json.RawMessage) (string, error)
 	out := s.formatRead(p, scan, win)
 	s.releaseScan(scan)
 	return out, nil
+}
+
+// openForRead resolves and checks the path p as read_file does, and opens
+// it. A path without links, the common case, is opened in one step where
+// the backend can prove that it holds none (backend.NoLinksReader): the
+// resolution would have given the path itself, and the policy judged it
+// already. Anything else (a link on the way, an error, a backend that
+// cannot tell, a Permission hook, which is asked before anything is
+// opened) takes the resolution and then the open, whose refusals and
+// texts are the contract's.
+func (s *Set) openForRead(ctx context.Context, p string) (target, backend.FileReader, error) {
+	if s.opts.Permission == nil {
+		if written, err := s.lexical(p, s.cwd); err == nil {
+			t := target{display: p, tool: nameReadFile, op: opOf(levelRead), written: written, resolved: written}
+			if s.checkRules(t, levelRead) == nil {
+				if r, ok := backend.OpenReadNoLinks(ctx, s.b, written); ok {
+					return t, r, nil
+				}
+			}
+		}
+	}
+	t, err := s.resolve(ctx, nameReadFile, p, levelRead)
+	if err != nil {
+		return t, nil, err
+	}
+	r, err := s.openFile(ctx, t)
+	return t, r, err
 }
 
 // openFile opens the regular file t for reading, mapping the refusals to

@@ -6,24 +6,18 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/fencefs/fencefs/internal/gctune"
 	"github.com/fencefs/fencefs/server"
 )
 
-// serveGCPercent is the garbage collector's target when GOGC is unset.
-// Every MCP call allocates a few hundred KiB in the SDK's JSON decoding
-// (most of it garbage at once), while a server's live heap is a few MiB:
-// at Go's default of 100 the collector runs every few calls and costs a
-// quarter of a read_file's CPU. 400 lets the heap grow to five times the
-// live data between collections (tens of MiB for a typical server) and
-// halves the collector's share; GOGC and GOMEMLIMIT still decide when set.
-const serveGCPercent = 400
-
-// tuneGC sets the collector's target of a long-running server, unless
-// the operator chose one with GOGC.
-func tuneGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
+// tuneGC sets the collector of a long-running server (gctune.Tune:
+// GOGC 400, and a heap that may reach 64 MiB between collections however
+// small the live data), unless the operator chose with GOGC. Every MCP
+// call allocates a few hundred KiB in the SDK's JSON decoding, most of it
+// garbage at once: at Go's default of 100 the collector runs every few
+// calls and costs a quarter of a read_file's CPU. stop ends the tuning.
+func tuneGC(getenv func(string) string) (stop func()) {
+	return gctune.Tune(getenv, gctune.GCPercent, gctune.MinHeap)
 }
 
 // limitMemory sets the soft memory limit of a long-running server (see

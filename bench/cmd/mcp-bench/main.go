@@ -27,7 +27,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +34,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/internal/gctune"
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/tools"
 )
@@ -458,11 +458,9 @@ func floor(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	// The collector's target fencefs serve sets for itself (GOGC unset),
-	// so that the floor differs from it by the work alone.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	// The collector fencefs serve sets for itself (GOGC unset), so that
+	// the floor differs from it by the work alone.
+	gctune.Tune(os.Getenv, gctune.GCPercent, gctune.MinHeap)
 	server := mcp.NewServer(&mcp.Implementation{Name: "floor"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}})
 	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":true}`)
 	for tool, text := range floorTexts() {
