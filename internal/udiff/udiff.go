@@ -63,7 +63,7 @@ func Unified(path, old, new string) (diff string, truncated bool) {
 	a, b := splitLines(old), splitLines(new)
 	var sb strings.Builder
 	sb.WriteString(header)
-	for _, group := range groupOpcodes(opcodes(old, new), ContextLines) {
+	for _, group := range groupOpcodes(opcodes(a, b), ContextLines) {
 		writeHunk(&sb, group, a, b)
 	}
 	return cut(sb.String(), len(header))
@@ -71,7 +71,10 @@ func Unified(path, old, new string) (diff string, truncated bool) {
 
 // tooLarge applies the bounds under which no diff is computed.
 func tooLarge(old, new string) bool {
-	if utf8.RuneCountInString(old) > MaxSourceChars || utf8.RuneCountInString(new) > MaxSourceChars {
+	// A string holds at least as many bytes as characters: only a long
+	// one needs counting.
+	if len(old) > MaxSourceChars && utf8.RuneCountInString(old) > MaxSourceChars ||
+		len(new) > MaxSourceChars && utf8.RuneCountInString(new) > MaxSourceChars {
 		return true
 	}
 	product := int64(strings.Count(old, "\n")+1) * int64(strings.Count(new, "\n")+1)
@@ -101,17 +104,31 @@ type opcode struct {
 	i1, i2, j1, j2 int
 }
 
-// opcodes diffs old and new line by line and returns the result as
-// difflib-style opcodes: runs of deletions and insertions between two
-// equal runs become a single replace, delete or insert.
-func opcodes(old, new string) []opcode {
+// opcodes diffs the lines a and b and returns the result as difflib-style
+// opcodes: runs of deletions and insertions between two equal runs become
+// a single replace, delete or insert.
+func opcodes(a, b []string) []opcode {
 	dmp := diffmatchpatch.New()
 	// No deadline: the bounds above keep the work small, and a timeout
 	// would make the output depend on the machine's load.
 	dmp.DiffTimeout = 0
-	chars1, chars2, _ := dmp.DiffLinesToChars(old, new)
-	diffs := dmp.DiffMain(chars1, chars2, false)
+	// Each distinct line stands for one character, as in go-diff's line
+	// mode (DiffLinesToChars), from the lines split once here: the diff
+	// compares characters only for equality, so its result is the same.
+	ids := make(map[string]rune, len(a))
+	ra, okA := lineRunes(a, ids)
+	rb, okB := lineRunes(b, ids)
+	if !okA || !okB {
+		// More distinct lines than characters (Hunks of sides no bound
+		// kept small): one replacement, a diff that still applies.
+		return []opcode{{'r', 0, len(a), 0, len(b)}}
+	}
+	return opcodesOf(dmp.DiffMainRunes(ra, rb, false))
+}
 
+// opcodesOf turns go-diff's diffs of lines (a character each) into
+// opcodes.
+func opcodesOf(diffs []diffmatchpatch.Diff) []opcode {
 	var ops []opcode
 	i, j := 0, 0
 	del, ins := 0, 0
@@ -153,6 +170,29 @@ func opcodes(old, new string) []opcode {
 	}
 	flush()
 	return ops
+}
+
+// lineRunes returns the character standing for each of lines, giving a
+// line not in ids the next unused one; false when the characters run out
+// (over 1,112,000 distinct lines). The characters skip the surrogates,
+// which are no characters of a string.
+func lineRunes(lines []string, ids map[string]rune) ([]rune, bool) {
+	rs := make([]rune, len(lines))
+	for i, l := range lines {
+		r, ok := ids[l]
+		if !ok {
+			r = rune(len(ids) + 1)
+			if r >= 0xD800 {
+				r += 0x800
+			}
+			if r > utf8.MaxRune {
+				return nil, false
+			}
+			ids[l] = r
+		}
+		rs[i] = r
+	}
+	return rs, true
 }
 
 // groupOpcodes is difflib's SequenceMatcher.get_grouped_opcodes: it trims
@@ -270,7 +310,7 @@ func Hunks(old, new string) string {
 	}
 	a, b := splitLines(old), splitLines(new)
 	var sb strings.Builder
-	for _, group := range groupOpcodes(opcodes(old, new), ContextLines) {
+	for _, group := range groupOpcodes(opcodes(a, b), ContextLines) {
 		writeHunk(&sb, group, a, b)
 	}
 	return strings.TrimPrefix(sb.String(), "\n") + "\n"

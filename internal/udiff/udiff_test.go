@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // TestGolden compares Unified with the diffs Python's difflib prints; see
@@ -134,7 +137,7 @@ func mustFull(t *testing.T, old, new string) string {
 	a, b := splitLines(old), splitLines(new)
 	var sb strings.Builder
 	sb.WriteString(Headers("p"))
-	for _, g := range groupOpcodes(opcodes(old, new), ContextLines) {
+	for _, g := range groupOpcodes(opcodes(a, b), ContextLines) {
 		writeHunk(&sb, g, a, b)
 	}
 	return sb.String()
@@ -359,5 +362,43 @@ func BenchmarkUnified(b *testing.B) {
 				Unified("p", c.old, c.new)
 			}
 		})
+	}
+}
+
+// lineModeOpcodes is opcodes through go-diff's own line mode
+// (DiffLinesToChars), which opcodes replaced by the lines it splits once.
+func lineModeOpcodes(old, new string) []opcode {
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0
+	c1, c2, _ := dmp.DiffLinesToChars(old, new)
+	return opcodesOf(dmp.DiffMain(c1, c2, false))
+}
+
+// FuzzOpcodesLineMode: the opcodes of the lines split once are those of
+// go-diff's line mode, alignment included.
+func FuzzOpcodesLineMode(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n")
+	f.Add("a\nc\n", "a\nb\na\nc\n")
+	f.Add("x\nx\n", "x\nx\nx\n")
+	f.Add("", "x")
+	f.Add("a\r\nb", "a\nb\n")
+	f.Fuzz(func(t *testing.T, old, new string) {
+		if old == new || tooLarge(old, new) {
+			return
+		}
+		got, want := opcodes(splitLines(old), splitLines(new)), lineModeOpcodes(old, new)
+		if !slices.Equal(got, want) {
+			t.Fatalf("opcodes %v, go-diff's line mode %v", got, want)
+		}
+	})
+}
+
+func TestLineRunesRunOut(t *testing.T) {
+	ids := map[string]rune{}
+	for i := range utf8.MaxRune - 0x800 {
+		ids[strconv.Itoa(int(i))] = 0
+	}
+	if _, ok := lineRunes([]string{"new"}, ids); ok {
+		t.Fatal("a character past the last one")
 	}
 }
