@@ -16,14 +16,22 @@ type NoLinksReader interface {
 	// say nothing to rely on: a caller that gets one resolves and opens
 	// the path as it would have without this method.
 	OpenReadNoLinks(ctx context.Context, name string) (FileReader, error)
+	// NoLinksBackend returns the backend the promise is made for: the
+	// receiver itself. A type that embeds a NoLinksReader inherits both
+	// methods, and this one then names the embedded backend, not the
+	// wrapper, so OpenReadNoLinks (the function) passes the wrapper by and
+	// its own OpenRead is never bypassed; a wrapper that keeps the
+	// embedded OpenRead may declare itself by returning itself.
+	NoLinksBackend() Backend
 }
 
 // OpenReadNoLinks opens name on b when b can prove in one step that no
-// component of name is a symbolic link (see NoLinksReader); ok is false,
-// with nothing open, in every other case.
+// component of name is a symbolic link (see NoLinksReader) and makes that
+// promise for itself, not for a backend it embeds; ok is false, with
+// nothing open, in every other case.
 func OpenReadNoLinks(ctx context.Context, b Backend, name string) (r FileReader, ok bool) {
 	nl, can := b.(NoLinksReader)
-	if !can {
+	if !can || nl.NoLinksBackend() != b {
 		return nil, false
 	}
 	r, err := nl.OpenReadNoLinks(ctx, name)

@@ -14,3 +14,6 @@ import (
 func (f *FS) OpenReadNoLinks(ctx context.Context, name string) (backend.FileReader, error) {
 	return f.OpenRead(ctx, name)
 }
+
+// NoLinksBackend implements backend.NoLinksReader: the promise is f's.
+func (f *FS) NoLinksBackend() backend.Backend { return f }

@@ -18,13 +18,14 @@ func (m *FS) OpenReadNoLinks(ctx context.Context, name string) (backend.FileRead
 	if t.isRoot() || t.isMountRoot() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrIsDir}
 	}
-	nl, ok := t.child.(backend.NoLinksReader)
+	r, ok := backend.OpenReadNoLinks(backend.ForwardKnownFile(ctx, name, t.rest), t.child, t.rest)
 	if !ok {
+		// The child cannot prove it, or the open failed: the caller
+		// resolves and opens the path the other way, and hears why then.
 		return nil, &fs.PathError{Op: "open", Path: name, Err: backend.ErrUnsupported}
-	}
-	r, err := nl.OpenReadNoLinks(backend.ForwardKnownFile(ctx, name, t.rest), t.rest)
-	if err != nil {
-		return nil, rewrite(t.mount, err)
 	}
 	return &reader{r: r, mount: t.mount}, nil
 }
+
+// NoLinksBackend implements backend.NoLinksReader: the promise is m's.
+func (m *FS) NoLinksBackend() backend.Backend { return m }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/policy"
 )
@@ -21,6 +22,37 @@ type tracingFS struct {
 func (f *tracingFS) TraceSymlinks(ctx context.Context, name string, visit func(string) error) (string, error) {
 	f.traced.Add(1)
 	return f.FS.TraceSymlinks(ctx, name, visit)
+}
+
+// NoLinksBackend: tracingFS keeps local.FS's OpenRead, so it may make
+// local's promise its own.
+func (f *tracingFS) NoLinksBackend() backend.Backend { return f }
+
+// openingFS wraps a local.FS with an OpenRead of its own and says nothing
+// of the promise its embedded FS makes.
+type openingFS struct {
+	*local.FS
+	opened atomic.Int64
+}
+
+func (f *openingFS) OpenRead(ctx context.Context, name string) (backend.FileReader, error) {
+	f.opened.Add(1)
+	return f.FS.OpenRead(ctx, name)
+}
+
+// TestReadFileKeepsWrappersOpenRead: a backend embedding local.FS with an
+// OpenRead of its own is read through that OpenRead, not through the
+// one-step open it inherits (a wrapper that counts, filters or injects
+// faults is never passed by).
+func TestReadFileKeepsWrappersOpenRead(t *testing.T) {
+	fx := localFixture(t)
+	fx.put(t, "d/f.txt", "x\n")
+	ob := &openingFS{FS: fx.b.(*local.FS)}
+	s := newSet(t, ob, Options{})
+	ok(t, s, "read_file", "path", "d/f.txt")
+	if n := ob.opened.Load(); n != 1 {
+		t.Errorf("the wrapper's OpenRead ran %d times, want 1", n)
+	}
 }
 
 // TestReadFileOpensPlainPathsOnce: read_file opens a path without links

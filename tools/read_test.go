@@ -249,16 +249,6 @@ func (c *countingFS) OpenRead(ctx context.Context, name string) (backend.FileRea
 	return backend.NewFileReader(countingReadCloser{r, &c.n}, r.Info()), nil
 }
 
-// OpenReadNoLinks counts too: read_file opens a path without links with
-// it, and the embedded local.FS's would read past the count.
-func (c *countingFS) OpenReadNoLinks(ctx context.Context, name string) (backend.FileReader, error) {
-	r, err := c.FS.OpenReadNoLinks(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return backend.NewFileReader(countingReadCloser{r, &c.n}, r.Info()), nil
-}
-
 type countingReadCloser struct {
 	io.ReadCloser
 	n *atomic.Int64
