@@ -36,14 +36,36 @@ const (
 // operator chose with GOGC (getenv reads the environment). stop ends the
 // tuning and leaves the last target in place.
 func Tune(getenv func(string) string, percent int, minHeap uint64) (stop func()) {
-	if getenv("GOGC") != "" {
+	t := start(getenv, percent, minHeap, debug.SetGCPercent, heapMetrics())
+	if t == nil {
 		return func() {}
 	}
-	t := &gcTuner{percent: percent, minHeap: minHeap, sample: []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}}
+	return t.stop
+}
+
+// heapMetrics returns the reader of the runtime's live heap and scan
+// work (the live heap, the goroutine stacks and the globals) that the
+// last collection left; its caller serializes its calls.
+func heapMetrics() func() (live, scan uint64) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
+	return func() (uint64, uint64) {
+		metrics.Read(sample)
+		live := sample[0].Value.Uint64()
+		return live, live + sample[1].Value.Uint64() + sample[2].Value.Uint64()
+	}
+}
+
+// start starts a tuner that reads the heap with heap and sets the target
+// with set (heapMetrics and debug.SetGCPercent but in a test); nil when
+// the operator chose with GOGC.
+func start(getenv func(string) string, percent int, minHeap uint64, set func(int) int, heap func() (live, scan uint64)) *gcTuner {
+	if getenv("GOGC") != "" {
+		return nil
+	}
+	t := &gcTuner{percent: percent, minHeap: minHeap, set: set, heap: heap}
 	t.tune()
 	t.arm()
-	return t.stop
+	return t
 }
 
 // gcTuner sets the target after each collection: a cleanup of an object
@@ -52,10 +74,13 @@ func Tune(getenv func(string) string, percent int, minHeap uint64) (stop func())
 type gcTuner struct {
 	percent int
 	minHeap uint64
+	set     func(int) int
+	heap    func() (live, scan uint64)
 	mu      sync.Mutex
-	sample  []metrics.Sample
 	last    int
 	stopped bool
+	// armed counts the cleanups armed.
+	armed int
 }
 
 // sentinel is dropped at once; its cleanup marks a collection. It holds
@@ -67,15 +92,22 @@ type sentinel struct {
 }
 
 func (t *gcTuner) arm() {
-	runtime.AddCleanup(new(sentinel), func(t *gcTuner) {
-		t.mu.Lock()
-		stopped := t.stopped
-		t.mu.Unlock()
-		if !stopped {
-			t.tune()
-			t.arm()
-		}
-	}, t)
+	t.mu.Lock()
+	t.armed++
+	t.mu.Unlock()
+	runtime.AddCleanup(new(sentinel), (*gcTuner).collected, t)
+}
+
+// collected runs after a collection: it sets the target and arms the
+// next, until stop.
+func (t *gcTuner) collected() {
+	t.mu.Lock()
+	stopped := t.stopped
+	t.mu.Unlock()
+	if !stopped {
+		t.tune()
+		t.arm()
+	}
 }
 
 func (t *gcTuner) stop() {
@@ -91,11 +123,10 @@ func (t *gcTuner) tune() {
 	if t.stopped {
 		return
 	}
-	metrics.Read(t.sample)
-	live := t.sample[0].Value.Uint64()
-	p := gcPercentFor(live, live+t.sample[1].Value.Uint64()+t.sample[2].Value.Uint64(), t.percent, t.minHeap)
+	live, scan := t.heap()
+	p := gcPercentFor(live, scan, t.percent, t.minHeap)
 	if p != t.last {
-		debug.SetGCPercent(p)
+		t.set(p)
 		t.last = p
 	}
 }

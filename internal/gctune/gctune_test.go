@@ -2,7 +2,8 @@ package gctune
 
 import (
 	"runtime"
-	"runtime/debug"
+	"slices"
+	"sync"
 	"testing"
 )
 
@@ -30,60 +31,111 @@ func TestGCPercentFor(t *testing.T) {
 	}
 }
 
+// fakeRuntime is the heap a tuner reads and the targets it sets, in
+// place of the runtime's, so that a test neither reads the process's
+// target (which the collector's cleanups change meanwhile) nor needs a
+// large live heap.
+type fakeRuntime struct {
+	mu         sync.Mutex
+	live, scan uint64
+	set        []int
+	// changed is signalled after each target set.
+	changed chan struct{}
+}
+
+func newFakeRuntime() *fakeRuntime { return &fakeRuntime{changed: make(chan struct{}, 1)} }
+
+func (f *fakeRuntime) heap() (uint64, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.live, f.scan
+}
+
+func (f *fakeRuntime) setHeap(live, scan uint64) {
+	f.mu.Lock()
+	f.live, f.scan = live, scan
+	f.mu.Unlock()
+}
+
+func (f *fakeRuntime) setGCPercent(p int) int {
+	f.mu.Lock()
+	f.set = append(f.set, p)
+	f.mu.Unlock()
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+	return 0
+}
+
+func (f *fakeRuntime) targets() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.set)
+}
+
 // TestTune: the target follows the live heap after each collection (a
-// small heap gets a high target, a large one GCPercent), GOGC leaves the
-// operator's target alone, and stop ends the tuning.
+// small heap gets a high target at once, a large one GCPercent after the
+// next collection), stop ends the tuning, and GOGC leaves the
+// operator's target alone.
 func TestTune(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	const min = 256 << 20 // above this test binary's live heap
-	stop := Tune(func(string) string { return "" }, 400, min)
-	runtime.GC()
-	runtime.GC()
-	small := gcPercent()
-	if small <= 400 {
-		t.Fatalf("small live heap: target %d, want above 400", small)
+	const mib = 1 << 20
+	f := newFakeRuntime()
+	f.setHeap(4*mib, 4*mib)
+	tr := start(func(string) string { return "" }, 400, 64*mib, f.setGCPercent, f.heap)
+	if got := f.targets(); !slices.Equal(got, []int{1500}) {
+		t.Fatalf("4 MiB live at the start: targets %v, want [1500]", got)
 	}
-	big := make([]*[1 << 20]byte, 300) // 300 MiB live, above min
-	for i := range big {
-		big[i] = new([1 << 20]byte)
-	}
-	// A collection runs the cleanup that sets the next target; the
-	// cleanup goroutine runs it after the collection, so collect until
-	// it did (each collection queues one more).
-	for i := 0; i < 100 && gcPercent() != 400; i++ {
-		runtime.GC()
-		runtime.Gosched()
-	}
-	got := gcPercent()
-	runtime.KeepAlive(big)
-	if got != 400 {
-		t.Fatalf("300 MiB live: target %d, want 400", got)
-	}
-	stop()
-	debug.SetGCPercent(123)
-	big = nil
+	<-f.changed
+	// The live heap grows past minHeap: the cleanup armed at the start
+	// runs after the next collection, sets GCPercent and arms the next.
+	f.setHeap(300*mib, 300*mib)
 	runtime.GC()
+	<-f.changed
+	if got := f.targets(); !slices.Equal(got, []int{1500, 400}) {
+		t.Fatalf("300 MiB live after a collection: targets %v, want [1500 400]", got)
+	}
+	// A collection after the heap shrank raises the target again (each
+	// target is set once: the 400 above was not set twice).
+	f.setHeap(8*mib, 8*mib)
 	runtime.GC()
-	if got := gcPercent(); got != 123 {
-		t.Errorf("after stop: target %d, want 123 left alone", got)
+	<-f.changed
+	if got := f.targets(); !slices.Equal(got, []int{1500, 400, 700}) {
+		t.Fatalf("8 MiB live after a collection: targets %v, want [1500 400 700]", got)
+	}
+	// After stop, a collection's cleanup sets nothing and arms nothing.
+	tr.stop()
+	tr.mu.Lock()
+	armed := tr.armed
+	tr.mu.Unlock()
+	f.setHeap(mib, mib)
+	tr.collected()
+	tr.mu.Lock()
+	armedAfter := tr.armed
+	tr.mu.Unlock()
+	if got := f.targets(); !slices.Equal(got, []int{1500, 400, 700}) || armedAfter != armed {
+		t.Errorf("after stop: targets %v, armed %d -> %d; want nothing set or armed", got, armed, armedAfter)
 	}
 
-	debug.SetGCPercent(77)
-	Tune(func(k string) string {
+	// GOGC set: no tuner, no target set.
+	g := newFakeRuntime()
+	if tr := start(func(k string) string {
 		if k == "GOGC" {
 			return "77"
 		}
 		return ""
-	}, 400, min)()
-	runtime.GC()
-	if got := gcPercent(); got != 77 {
-		t.Errorf("GOGC=77: target %d, want the operator's 77", got)
+	}, 400, 64*mib, g.setGCPercent, g.heap); tr != nil || len(g.targets()) != 0 {
+		t.Errorf("GOGC=77: tuner %v, targets %v; want none", tr != nil, g.targets())
 	}
 }
 
-// gcPercent returns the collector's target.
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
+// TestHeapMetrics: the runtime's metrics the tuner reads exist (an
+// unknown name would read as KindBad and panic) and give a live heap
+// within the scan work.
+func TestHeapMetrics(t *testing.T) {
+	runtime.GC()
+	live, scan := heapMetrics()()
+	if live == 0 || scan < live {
+		t.Errorf("live %d, scan %d; want a live heap within the scan work", live, scan)
+	}
 }
