@@ -122,6 +122,15 @@ type Config struct {
 	// review before it is removed: 0 is DefaultSessionRetention (24h),
 	// KeepSessions (negative) never removes it.
 	SessionRetention time.Duration
+	// SessionCollectLeftovers says that this server alone uses the
+	// locations of its {session} templates: at start-up it then also
+	// removes the storage of sessions it did not see end (an earlier
+	// process's), each once both the retention and the session timeout
+	// passed since the newest change in its whole tree. Off (the
+	// default), such storage is left to the operator: replicas sharing
+	// the locations (sticky routing, or a rolling restart) never remove
+	// the sessions live in one another.
+	SessionCollectLeftovers bool
 	// sessionClock, set by a test, is the clock of the sessions'
 	// retention, whose collection the test then runs.
 	sessionClock func() time.Time

@@ -28,14 +28,22 @@ import (
 // the session timeout). A removal goes through the backend of the
 // template's location, opened at the directory (or prefix) where the
 // template puts its tenants, and removes only the expansion of the
-// template for that tenant and session. At start-up the storage of
-// sessions an earlier process left (a session id of the server's own
-// shape, tenant.NewSessionID, under a tenant's directory) is scheduled
-// too: such a session is not live, and is taken to have ended at the
-// newest modification time of its directory and its entries (the start
-// when the storage has none). Removals run in batches of at most
-// maxCollectBatch sessions, each storage call bounded by the storage
-// timeout. A live session's storage is never removed.
+// template for that tenant and session. Only the sessions this process
+// saw end are removed: another process sharing the locations (a replica
+// with sticky routing, or the old process of a rolling restart) may hold
+// any other live, and liveness is known only to the process holding it.
+// With Config.SessionCollectLeftovers (this server alone uses the
+// locations) the storage of sessions an earlier process left (a session
+// id of the server's own shape, tenant.NewSessionID, under a tenant's
+// directory) is scheduled at start-up too, and removed once both the
+// retention and the session timeout passed since its last change: the
+// newest modification time in its whole tree, in every place, read again
+// just before the removal (the start when the storage keeps none); a
+// tree too large to walk (maxAgeWalk entries) is left alone. Removals
+// run in batches of at most maxCollectBatch sessions, each storage call
+// bounded by the storage timeout. A live session's storage is never
+// removed. Nothing is written into a session's storage to mark it: its
+// upper layer is the agent's namespace.
 //
 // A storage quota with {session} counts, for a tenant, every session's
 // storage in those locations, live or kept for review, and the tenant's
@@ -221,9 +229,8 @@ func (s *Server) openPlace(ctx context.Context, p sessionPlace) (backend.Backend
 }
 
 // listSessions returns the sessions of tenant id whose storage lies at p
-// (on b, opened at p's root), with the newest modification time of each
-// session's directory and direct entries.
-func listSessions(ctx context.Context, b backend.Backend, p sessionPlace, id tenant.ID) (map[tenant.SessionID]time.Time, error) {
+// (on b, opened at p's root).
+func listSessions(ctx context.Context, b backend.Backend, p sessionPlace, id tenant.ID) ([]tenant.SessionID, error) {
 	dir := p.dir(id)
 	entries, err := backend.ListTypes(ctx, b, dir)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, backend.ErrNotDir) {
@@ -232,26 +239,60 @@ func listSessions(ctx context.Context, b backend.Backend, p sessionPlace, id ten
 	if err != nil {
 		return nil, err
 	}
-	out := map[tenant.SessionID]time.Time{}
+	var out []tenant.SessionID
 	for _, e := range entries {
-		if !e.Type.IsDir() || !isIssuedSessionID(e.Name) {
-			continue
+		if e.Type.IsDir() && isIssuedSessionID(e.Name) {
+			out = append(out, tenant.SessionID(e.Name))
 		}
-		sd := dir + "/" + e.Name
-		var newest time.Time
-		if fi, err := backend.Stat(ctx, b, sd); err == nil && fi.ModTime.After(newest) {
-			newest = fi.ModTime
-		}
-		if sub, err := b.List(ctx, sd); err == nil {
-			for _, se := range sub {
-				if se.ModTime.After(newest) {
-					newest = se.ModTime
-				}
-			}
-		}
-		out[tenant.SessionID(e.Name)] = newest
 	}
 	return out, nil
+}
+
+// maxAgeWalk bounds the entries a session's last change is looked for
+// in, across its places: the storage of a larger session is not dated,
+// and so never removed as a leftover.
+const maxAgeWalk = 100_000
+
+// errTooLarge is the error of a session's storage of more than
+// maxAgeWalk entries.
+var errTooLarge = fmt.Errorf("more than %d entries: not dated, left alone", maxAgeWalk)
+
+// lastChange returns the newest modification time in the tree of rel on
+// b (rel's own, and every entry's below it, links not followed), zero
+// when none has one; budget counts down the entries looked at.
+func lastChange(ctx context.Context, b backend.Backend, rel string, budget *int) (time.Time, error) {
+	fi, err := backend.Stat(ctx, b, rel)
+	if err != nil {
+		return time.Time{}, err
+	}
+	newest := fi.ModTime
+	if !fi.IsDir() || fi.IsSymlink() {
+		return newest, nil
+	}
+	dirs := []string{rel}
+	for len(dirs) > 0 {
+		dir := dirs[len(dirs)-1]
+		dirs = dirs[:len(dirs)-1]
+		entries, err := b.List(ctx, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed meanwhile
+		}
+		if err != nil {
+			return time.Time{}, err
+		}
+		if *budget -= len(entries); *budget < 0 {
+			return time.Time{}, errTooLarge
+		}
+		for _, e := range entries {
+			if e.ModTime.After(newest) {
+				newest = e.ModTime
+			}
+			if e.Type.IsDir() && e.Type&fs.ModeSymlink == 0 {
+				dirs = append(dirs, dir+"/"+e.Name)
+			}
+		}
+	}
+	return newest, nil
 }
 
 // sessionTenantUsage scans what tenant t stores when templates name
@@ -272,7 +313,7 @@ func (s *Server) sessionTenantUsage(ctx context.Context, t string) (quota.Usage,
 			return quota.Usage{}, fmt.Errorf("%s: %w", p.name, err)
 		}
 		sessions, err := listSessions(ctx, b, p, id)
-		for sid := range sessions {
+		for _, sid := range sessions {
 			if err != nil {
 				break
 			}
@@ -322,11 +363,19 @@ type sessionCollector struct {
 	retention time.Duration
 	places    []sessionPlace
 	now       func() time.Time
+	// leftovers: the storage of sessions this process did not see end
+	// is removed too (Config.SessionCollectLeftovers), leftoverWait
+	// after its last change.
+	leftovers    bool
+	leftoverWait time.Duration
 
 	mu   sync.Mutex
 	live map[sessionKey]bool
 	due  map[sessionKey]time.Time
-	wake chan struct{}
+	// leftover are the sessions of due this process did not see end:
+	// their last change is read again before their removal.
+	leftover map[sessionKey]bool
+	wake     chan struct{}
 
 	// discovered: the earlier process's sessions were looked for.
 	discovered bool
@@ -344,7 +393,8 @@ func (s *Server) newCollector(places []sessionPlace) *sessionCollector {
 		now = time.Now
 	}
 	return &sessionCollector{s: s, retention: r, places: places, now: now,
-		live: map[sessionKey]bool{}, due: map[sessionKey]time.Time{}, wake: make(chan struct{}, 1)}
+		leftovers: s.cfg.SessionCollectLeftovers, leftoverWait: max(r, cmp.Or(s.cfg.HTTP.SessionTimeout, DefaultSessionTimeout)),
+		live: map[sessionKey]bool{}, due: map[sessionKey]time.Time{}, leftover: map[sessionKey]bool{}, wake: make(chan struct{}, 1)}
 }
 
 // started marks the session of key live: its storage is not removed.
@@ -353,6 +403,7 @@ func (c *sessionCollector) started(key sessionKey) {
 	defer c.mu.Unlock()
 	c.live[key] = true
 	delete(c.due, key)
+	delete(c.leftover, key)
 }
 
 // ended schedules the removal of the storage of the session of key,
@@ -360,6 +411,7 @@ func (c *sessionCollector) started(key sessionKey) {
 func (c *sessionCollector) ended(key sessionKey) {
 	c.mu.Lock()
 	delete(c.live, key)
+	delete(c.leftover, key)
 	if c.retention >= 0 && len(c.places) > 0 {
 		c.due[key] = c.now().Add(c.retention)
 	}
@@ -400,7 +452,8 @@ func (c *sessionCollector) stop() {
 	}
 }
 
-// sweep looks for an earlier process's sessions (once), then removes
+// sweep looks for the sessions this process did not see end (once, with
+// leftovers), then removes
 // every session's storage that is due, in batches; it returns how many
 // it removed.
 func (c *sessionCollector) sweep(ctx context.Context) (int, error) {
@@ -428,7 +481,7 @@ func (c *sessionCollector) run(ctx context.Context) {
 	defer close(c.done)
 	c.discovered = true
 	if err := c.discover(ctx); err != nil && ctx.Err() == nil {
-		c.s.logger.ErrorContext(ctx, "looking for the storage of sessions an earlier process left", "error", err)
+		c.s.logger.ErrorContext(ctx, "looking for the storage of sessions this process did not see end (--session-collect-leftovers); what could not be dated is left alone", "error", err)
 	}
 	for {
 		if _, err := c.collect(ctx); err != nil && ctx.Err() == nil {
@@ -466,70 +519,141 @@ func (c *sessionCollector) next() (time.Duration, bool) {
 	return wait, false
 }
 
-// discover schedules the storage of sessions an earlier process left:
-// every tenant's directory of every place is listed once.
-func (c *sessionCollector) discover(ctx context.Context) error {
-	found := map[sessionKey]time.Time{}
-	var errs []error
-	for _, p := range c.places {
+// placeRoot is a place's storage opened at its root, or the error of
+// opening it (fs.ErrNotExist for a local directory no session made yet).
+type placeRoot struct {
+	b      backend.Backend
+	closer io.Closer
+	err    error
+}
+
+// openRoots opens every place's storage at its root; closeAll closes
+// them.
+func (c *sessionCollector) openRoots(ctx context.Context) (roots []placeRoot, closeAll func()) {
+	roots = make([]placeRoot, len(c.places))
+	for i, p := range c.places {
 		b, closer, err := c.s.openPlace(ctx, p)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
+		roots[i] = placeRoot{b, closer, err}
+	}
+	return roots, func() {
+		for _, r := range roots {
+			if r.err == nil {
+				r.closer.Close()
+			}
+		}
+	}
+}
+
+// discover schedules, with leftovers, the storage of the sessions this
+// process did not see end: every tenant's directory of every place is
+// listed once, and each such session is due leftoverWait after its last
+// change. A session whose last change cannot be read (its tree too large,
+// or the storage failing) is left alone.
+func (c *sessionCollector) discover(ctx context.Context) error {
+	if !c.leftovers || c.retention < 0 || len(c.places) == 0 {
+		return nil
+	}
+	roots, closeAll := c.openRoots(ctx)
+	defer closeAll()
+	found := map[sessionKey]bool{}
+	var errs []error
+	for i, p := range c.places {
+		r := roots[i]
+		if r.err != nil {
+			if !errors.Is(r.err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("%s: %w", p.name, r.err))
 			}
 			continue
 		}
-		entries, err := backend.ListTypes(ctx, b, ".")
+		entries, err := backend.ListTypes(ctx, r.b, ".")
 		for _, e := range entries {
 			id, idErr := tenant.ParseID(e.Name)
 			if !e.Type.IsDir() || idErr != nil {
 				continue
 			}
-			sessions, lerr := listSessions(ctx, b, p, id)
+			sessions, lerr := listSessions(ctx, r.b, p, id)
 			if lerr != nil {
 				err = lerr
 				break
 			}
-			for sid, at := range sessions {
-				k := sessionKey{tenant: id, session: sid}
-				if at.After(found[k]) || found[k].IsZero() {
-					found[k] = at
-				}
+			for _, sid := range sessions {
+				found[sessionKey{tenant: id, session: sid}] = true
 			}
 		}
-		closer.Close()
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
 		}
 	}
-	c.mu.Lock()
-	now := c.now()
 	n := 0
-	for k, at := range found {
-		if c.live[k] {
+	for k := range found {
+		if c.known(k) {
 			continue
 		}
-		if _, scheduled := c.due[k]; scheduled {
+		due, err := c.leftoverDue(ctx, roots, k)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tenant %s, session %s: %w", k.tenant, k.session, err))
 			continue
 		}
-		if at.IsZero() || at.After(now) {
-			at = now
+		c.mu.Lock()
+		if _, scheduled := c.due[k]; !c.live[k] && !scheduled {
+			c.due[k], c.leftover[k] = due, true
+			n++
 		}
-		c.due[k] = at.Add(c.retention)
-		n++
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	if n > 0 {
-		c.s.logger.InfoContext(ctx, "found the storage of sessions an earlier process left; each is removed when its retention has passed", "sessions", n, "retention", c.retention)
+		c.s.logger.InfoContext(ctx, "found the storage of sessions this process did not see end (--session-collect-leftovers); each is removed when the retention and the session timeout have passed since its last change", "sessions", n, "wait", c.leftoverWait)
 	}
 	return errors.Join(errs...)
 }
 
+// known reports whether the session of k is live here or its removal
+// already scheduled.
+func (c *sessionCollector) known(k sessionKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, scheduled := c.due[k]
+	return c.live[k] || scheduled
+}
+
+// leftoverDue returns when the storage of the session of k, which this
+// process did not see end, falls due: leftoverWait after the newest
+// modification time in its trees in every place (now when none has one).
+func (c *sessionCollector) leftoverDue(ctx context.Context, roots []placeRoot, k sessionKey) (time.Time, error) {
+	budget := maxAgeWalk
+	var newest time.Time
+	for i, p := range c.places {
+		r := roots[i]
+		if r.err != nil {
+			if errors.Is(r.err, fs.ErrNotExist) {
+				continue
+			}
+			return time.Time{}, fmt.Errorf("%s: %w", p.name, r.err)
+		}
+		at, err := lastChange(ctx, r.b, p.dir(k.tenant)+"/"+string(k.session), &budget)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%s: %w", p.name, err)
+		}
+		if at.After(newest) {
+			newest = at
+		}
+	}
+	now := c.now()
+	if newest.IsZero() || newest.After(now) {
+		newest = now
+	}
+	return newest.Add(c.leftoverWait), nil
+}
+
 // collect removes the storage of at most maxCollectBatch sessions whose
 // retention has passed and that are not live, and returns how many it
-// removed. A session whose removal failed is tried again a retention's
-// tenth later (at least a minute), unless its storage is not a directory
-// of its own (a link), which is left alone.
+// removed. A leftover's last change is read again first: a later one
+// puts it off. A session whose removal failed is tried again a
+// retention's tenth later (at least a minute), unless its storage is not
+// a directory of its own (a link), which is left alone.
 func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 	c.mu.Lock()
 	now := c.now()
@@ -551,22 +675,35 @@ func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 	if len(batch) == 0 {
 		return 0, nil
 	}
-	type opened struct {
-		b      backend.Backend
-		closer io.Closer
-		err    error
-	}
-	roots := make([]opened, len(c.places))
-	for i, p := range c.places {
-		b, closer, err := c.s.openPlace(ctx, p)
-		roots[i] = opened{b, closer, err}
-		if err == nil {
-			defer closer.Close()
-		}
-	}
+	roots, closeAll := c.openRoots(ctx)
+	defer closeAll()
 	removed := 0
 	var errs []error
 	for _, k := range batch {
+		c.mu.Lock()
+		leftover := c.leftover[k]
+		c.mu.Unlock()
+		if leftover {
+			// Its last change again: one since it was found (the
+			// operator was wrong, and another process holds it live)
+			// puts it off.
+			due, err := c.leftoverDue(ctx, roots, k)
+			c.mu.Lock()
+			switch {
+			case err != nil:
+				delete(c.leftover, k) // left alone
+			case due.After(now) && !c.live[k]:
+				c.due[k] = due
+			}
+			c.mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("tenant %s, session %s: %w", k.tenant, k.session, err))
+				continue
+			}
+			if due.After(now) {
+				continue
+			}
+		}
 		var failed error
 		for i, p := range c.places {
 			r := roots[i]
@@ -590,10 +727,15 @@ func (c *sessionCollector) collect(ctx context.Context) (int, error) {
 			c.mu.Lock()
 			if !c.live[k] && !errors.Is(failed, errNotSessionDir) {
 				c.due[k] = c.now().Add(max(c.retention/10, time.Minute))
+			} else {
+				delete(c.leftover, k)
 			}
 			c.mu.Unlock()
 			continue
 		}
+		c.mu.Lock()
+		delete(c.leftover, k)
+		c.mu.Unlock()
 		removed++
 		c.s.logger.InfoContext(ctx, "removed an ended session's storage", "tenant", string(k.tenant), "session", string(k.session))
 		if c.s.quotas != nil && LimitsStorage(c.s.cfg.Quota, c.s.cfg.QuotaTenants) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 
 	"github.com/fencefs/fencefs/overlay"
 	"github.com/fencefs/fencefs/quota"
@@ -186,9 +187,9 @@ func (c *clock) add(d time.Duration) {
 // TestSessionRetention: an ended session's upper layer and checkpoint
 // store are kept for review (fencefs overlay changes works on them) for
 // the retention, then removed; a live session's storage, another
-// tenant's, and a directory that is not a session's are never touched; a
-// session an earlier process left is removed once its retention passed
-// since its last change.
+// tenant's, and a directory that is not a session's are never touched;
+// with SessionCollectLeftovers, a session an earlier process left is
+// removed once its retention passed since its last change.
 func TestSessionRetention(t *testing.T) {
 	ckpt := t.TempDir()
 	clk := &clock{now: time.Now()}
@@ -231,14 +232,11 @@ func TestSessionRetention(t *testing.T) {
 		}
 	}
 	old := clk.Now().Add(-3 * time.Hour)
-	for _, p := range []string{filepath.Join(leftover, "sub"), leftover} {
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
+	backdate(t, old, filepath.Join(leftover, "sub", "out"), filepath.Join(leftover, "sub"), leftover)
 	f, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
 		c.Checkpoints = &server.Checkpoints{Store: sessionStore(t, ckpt), List: true}
 		c.SessionRetention = time.Hour
+		c.SessionCollectLeftovers = true
 		server.WithSessionClock(c, clk.Now)
 	})
 	if err != nil {
@@ -340,8 +338,9 @@ func TestSessionRetention(t *testing.T) {
 }
 
 // BenchmarkSessionCollect: what removing an earlier process's sessions
-// costs at start-up, per session of 5 small files in an upper layer on
-// local disk (listing, end times, removal).
+// costs at start-up (SessionCollectLeftovers), per session of 5 small
+// files in an upper layer on local disk (listing, last changes read
+// twice, removal).
 func BenchmarkSessionCollect(b *testing.B) {
 	const sessions, files = 100, 5
 	clk := &clock{now: time.Now()}
@@ -362,6 +361,7 @@ func BenchmarkSessionCollect(b *testing.B) {
 		}
 		f, err := newSessionsFixtureIn(b, dir, func(c *server.Config) {
 			c.SessionRetention = time.Nanosecond
+			c.SessionCollectLeftovers = true
 			server.WithSessionClock(c, func() time.Time { return clk.Now().Add(time.Hour) })
 		})
 		if err != nil {
@@ -374,4 +374,159 @@ func BenchmarkSessionCollect(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*sessions), "ns/session")
+}
+
+// backdate sets the modification time of each path (a link's own) to at.
+func backdate(t *testing.T, at time.Time, paths ...string) {
+	t.Helper()
+	ts := []unix.Timespec{unix.NsecToTimespec(at.UnixNano()), unix.NsecToTimespec(at.UnixNano())}
+	for _, p := range paths {
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSessionReplicasShareStorage: two stateful replicas over the same
+// locations (sticky routing, or the old and new process of a rolling
+// restart), with --session-retention 0: the second's start-up and
+// collections, however late, never remove the storage of the first's
+// live session; the first removes it once it saw it end.
+func TestSessionReplicasShareStorage(t *testing.T) {
+	dir := t.TempDir()
+	clkA, clkB := &clock{now: time.Now()}, &clock{now: time.Now()}
+	a, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
+		c.SessionRetention = time.Nanosecond // serve's --session-retention 0
+		server.WithSessionClock(c, clkA.Now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := a.connect(t, "t1")
+	if out, isErr := callText(t, cs, "write_file", map[string]any{"path": "/ws/a.txt", "content": "live\n"}); isErr {
+		t.Fatalf("write: %s", out)
+	}
+	up := filepath.Join(a.up, "t1", cs.ID(), "a.txt")
+	b, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
+		c.SessionRetention = time.Nanosecond
+		server.WithSessionClock(c, clkB.Now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, later := range []time.Duration{0, time.Hour, 48 * time.Hour} {
+		clkB.add(later)
+		if n, err := server.CollectSessions(t.Context(), b.srv); err != nil || n != 0 {
+			t.Fatalf("the second replica's collection %v later: %d removed, %v", later, n, err)
+		}
+		if _, err := os.Stat(up); err != nil {
+			t.Fatalf("the first replica's live session's storage, %v into the second's life: %v", later, err)
+		}
+	}
+	if got := b.metric(t, "fencefs_sessions_kept"); got != "0" {
+		t.Errorf("the second replica keeps %s sessions for removal, want none of the first's", got)
+	}
+	if text, _ := callText(t, cs, "read_file", map[string]any{"path": "/ws/a.txt"}); !strings.Contains(text, "live") {
+		t.Errorf("the live session reads %q", text)
+	}
+	// The first replica saw it end: it removes it.
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clkA.add(time.Second)
+	if n, err := server.CollectSessions(t.Context(), a.srv); err != nil || n != 1 {
+		t.Fatalf("the first replica's collection after its session ended: %d removed, %v", n, err)
+	}
+	if _, err := os.Stat(filepath.Dir(up)); !os.IsNotExist(err) {
+		t.Errorf("the ended session's storage: %v, want removed", err)
+	}
+}
+
+// TestSessionLeftoverLastChange: with SessionCollectLeftovers, a
+// leftover's last change is the newest in its whole tree (a nested file
+// changed while its directory and direct entries stay old), it is
+// removed only once the retention and the session timeout passed since,
+// and a change after it was found (read again before the removal) puts
+// it off.
+func TestSessionLeftoverLastChange(t *testing.T) {
+	dir := t.TempDir()
+	clk := &clock{now: time.Now()}
+	sd := filepath.Join(dir, "up", "t1", strings.Repeat("C", 26))
+	deep := filepath.Join(sd, "src", "pkg")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(sd, "top.txt"), filepath.Join(deep, "a.go")} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backdate(t, clk.Now().Add(-5*time.Minute), filepath.Join(deep, "a.go"), deep)
+	backdate(t, clk.Now().Add(-3*time.Hour), filepath.Join(sd, "src"), filepath.Join(sd, "top.txt"), sd)
+	f, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
+		c.SessionRetention = time.Hour
+		c.SessionCollectLeftovers = true
+		server.WithSessionClock(c, clk.Now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect := func(want int) {
+		t.Helper()
+		if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != want {
+			t.Fatalf("collection: %d removed, %v; want %d", n, err, want)
+		}
+	}
+	// Changed 5 minutes ago, down in src/pkg: kept.
+	collect(0)
+	clk.add(50 * time.Minute)
+	collect(0)
+	// A change after it was found, 55 minutes in: read again when it falls
+	// due (an hour after the first), it is put off.
+	backdate(t, clk.Now().Add(-5*time.Minute), filepath.Join(deep, "a.go"))
+	clk.add(10 * time.Minute)
+	collect(0)
+	if _, err := os.Stat(filepath.Join(deep, "a.go")); err != nil {
+		t.Fatalf("the leftover went within an hour of its last change: %v", err)
+	}
+	clk.add(time.Hour)
+	collect(1)
+	if _, err := os.Stat(sd); !os.IsNotExist(err) {
+		t.Errorf("the leftover past an hour since its last change: %v, want removed", err)
+	}
+}
+
+// TestSessionLeftoverSessionTimeout: with SessionCollectLeftovers and
+// --session-retention 0, a leftover changed just now (what another
+// process's live session looks like) is removed only once the session
+// timeout passed since.
+func TestSessionLeftoverSessionTimeout(t *testing.T) {
+	dir := t.TempDir()
+	clk := &clock{now: time.Now()}
+	sd := filepath.Join(dir, "up", "t1", strings.Repeat("D", 26))
+	if err := os.MkdirAll(sd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sd, "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	backdate(t, clk.Now(), filepath.Join(sd, "a.txt"), sd)
+	f, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
+		c.SessionRetention = time.Nanosecond
+		c.SessionCollectLeftovers = true
+		c.HTTP.SessionTimeout = 20 * time.Minute
+		server.WithSessionClock(c, clk.Now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		after time.Duration
+		want  int
+	}{{0, 0}, {19 * time.Minute, 0}, {2 * time.Minute, 1}} {
+		clk.add(c.after)
+		if n, err := server.CollectSessions(t.Context(), f.srv); err != nil || n != c.want {
+			t.Fatalf("collection %v later: %d removed, %v; want %d", c.after, n, err, c.want)
+		}
+	}
 }

@@ -153,8 +153,9 @@ func serverConfig(ctx context.Context, s *config.Settings, auditLog *audit.Logge
 			ApprovalFallback: approvalFallback(s.ApproveFallback),
 			ApprovalKey:      s.ApprovalKey,
 		},
-		Stateless:        s.HTTP != "" && !s.Stateful,
-		SessionRetention: sessionRetention(s.SessionRetention),
+		Stateless:               s.HTTP != "" && !s.Stateful,
+		SessionRetention:        sessionRetention(s.SessionRetention),
+		SessionCollectLeftovers: s.SessionCollectLeftovers,
 		HTTP: server.HTTPConfig{
 			SessionTimeout:  s.SessionTimeout,
 			MaxSessions:     s.MaxSessions,

@@ -85,6 +85,10 @@ type Settings struct {
 	// review before removing it: 0 removes it as the session ends, a
 	// negative value ("never") keeps it.
 	SessionRetention time.Duration
+	// SessionCollectLeftovers says this server alone uses the locations
+	// of its {session} templates: at start-up it also removes the
+	// storage of sessions it did not see end (serve only).
+	SessionCollectLeftovers bool
 	// MaxSessions bounds the number of open HTTP sessions (serve only).
 	MaxSessions int
 	// MaxConnections bounds the open HTTP connections (serve only): -1,
@@ -581,6 +585,7 @@ func definitions(s *Settings, mark func() *bool) []definition {
 		{name: "storage-timeout", arg: "DURATION", usage: "deadline of each request to S3 or SFTP storage and of a mount's check at start-up; a mount's timeout= overrides it (default 30s)", value: durationValue{&s.StorageTimeout}},
 		{name: "session-timeout", arg: "DURATION", usage: "close an HTTP session idle this long (default 10m)", value: durationValue{&s.SessionTimeout}, only: []string{"serve"}},
 		{name: "session-retention", arg: "DURATION", usage: "with {session} in --tenant-mount: keep an ended session's storage (its upper layers and checkpoint store) this long for review, then remove it; 0 removes it as the session ends, never keeps it (default 24h)", value: retentionValue{&s.SessionRetention}, only: []string{"serve"}},
+		{name: "session-collect-leftovers", usage: "with {session} in --tenant-mount, when this server alone uses the templates' locations (no replica sharing them, not during a rolling restart): at start-up also remove the storage of sessions it did not see end, each once --session-retention and --session-timeout passed since the newest change in its tree (default: left to the operator, so that replicas never remove one another's live sessions)", value: boolValue{&s.SessionCollectLeftovers}, only: []string{"serve"}},
 		{name: "max-sessions", arg: "N", usage: "refuse a new HTTP session while N are open (default 1000)", value: intValue{&s.MaxSessions, 1}, only: []string{"serve"}},
 		{name: "max-connections", arg: "N", usage: "keep at most N HTTP connections open; beyond them GET /healthz is answered and anything else refused with 503 (default: a quarter of the limit on open files; 0: no bound)", value: intValue{&s.MaxConnections, 0}, only: []string{"serve"}},
 		{name: "max-request-bytes", arg: "N", usage: "refuse an HTTP request whose body is over N bytes with 413, so a write_file's content can be up to about N bytes (default 134217728: 128 MiB)", value: int64Value{&s.MaxRequestBytes}, only: []string{"serve"}},

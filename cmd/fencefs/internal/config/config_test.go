@@ -70,6 +70,8 @@ func TestParse(t *testing.T) {
 			settings(func(s *Settings) { s.SessionRetention = 0 }), []string{}},
 		{"session retention", "serve", []string{"--session-retention", "168h"},
 			settings(func(s *Settings) { s.SessionRetention = 7 * 24 * time.Hour }), []string{}},
+		{"session leftovers", "serve", []string{"--session-collect-leftovers"},
+			settings(func(s *Settings) { s.SessionCollectLeftovers = true }), []string{}},
 		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
 			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
 		{"skills in order", "serve", []string{"--mount", "ws=local:/w", "--skills", "/ws/team", "--skills", "/ws/skills"},
