@@ -203,7 +203,7 @@ func (s *Server) placeOf(name string, ms mountspec.Spec, l tenant.Location) (ses
 
 // isIssuedSessionID reports whether name has the shape of the session
 // ids this server draws (tenant.NewSessionID: 26 characters of base32):
-// only those are taken for an earlier process's sessions.
+// only those are taken for sessions this process did not see end.
 func isIssuedSessionID(name string) bool {
 	if len(name) != 26 {
 		return false
@@ -377,7 +377,8 @@ type sessionCollector struct {
 	leftover map[sessionKey]bool
 	wake     chan struct{}
 
-	// discovered: the earlier process's sessions were looked for.
+	// discovered: the sessions this process did not see end were
+	// looked for (with leftovers).
 	discovered bool
 	cancel     context.CancelFunc
 	done       chan struct{}
