@@ -1,13 +1,9 @@
 package s3bench
 
 import (
-	"bufio"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,21 +17,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/bench/internal/servebench"
 	"github.com/fencefs/fencefs/conformance/containers"
-	"github.com/fencefs/fencefs/tenant"
 )
 
 // editClients is the number of concurrent clients of BenchmarkS3ServeEdit.
 const editClients = 16
-
-// editContent is each edited object: 80 lines, line 40 toggles.
-func editContent() string {
-	var b strings.Builder
-	for i := 1; i <= 80; i++ {
-		fmt.Fprintf(&b, "line %d x\n", i)
-	}
-	return b.String()
-}
 
 // buildFencefs builds the fencefs command into dir, or returns the one
 // FENCEFS_BENCH_FENCEFS names (another build, to compare).
@@ -44,88 +31,25 @@ func buildFencefs(b *testing.B, dir string) string {
 	if bin := os.Getenv("FENCEFS_BENCH_FENCEFS"); bin != "" {
 		return bin
 	}
-	bin := filepath.Join(dir, "fencefs")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/fencefs/fencefs/cmd/fencefs").CombinedOutput(); err != nil {
-		b.Fatalf("building fencefs: %v\n%s", err, out)
+	bin, err := servebench.Build(dir, "github.com/fencefs/fencefs/cmd/fencefs")
+	if err != nil {
+		b.Fatal(err)
 	}
 	return bin
 }
 
-var servingURL = regexp.MustCompile(`url=(http://[^\s"]+/mcp)`)
-
 // startS3Serve starts `fencefs serve --http` with static tokens and the
-// tenant mount ws on bucket/tenants/{tenant} of srv, and returns its URL
-// and process.
-func startS3Serve(b *testing.B, bin, tokenFile string, srv *containers.S3Server, bucket string) (string, *exec.Cmd) {
+// tenant mount ws on bucket/tenants/{tenant} of srv, stopped when b ends.
+func startS3Serve(b *testing.B, bin, tokenFile string, srv *containers.S3Server, bucket string) *servebench.Process {
 	b.Helper()
 	mount := fmt.Sprintf("ws=s3://%s/tenants/{tenant}?endpoint=%s&region=%s&path_style=1", bucket, srv.Endpoint, srv.Region)
-	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", tokenFile, "--tenant-mount", mount)
-	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+srv.SecretKey, "AWS_REGION="+srv.Region)
-	stderr, err := cmd.StderrPipe()
+	p, err := servebench.Start(bin, []string{"serve", "--auth", "tokens", "--token-file", tokenFile, "--tenant-mount", mount, "--http"},
+		[]string{"AWS_ACCESS_KEY_ID=" + srv.AccessKey, "AWS_SECRET_ACCESS_KEY=" + srv.SecretKey, "AWS_REGION=" + srv.Region}, nil, time.Minute)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u, cmd
-	case <-time.After(time.Minute):
-		b.Fatal("fencefs serve did not log its URL within a minute")
-	}
-	return "", nil
-}
-
-// bearerOn adds a bearer token to the requests it sends.
-type bearerOn struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (t bearerOn) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	return t.next.RoundTrip(r)
-}
-
-// processCPU returns the user and system CPU time pid has used.
-func processCPU(pid int) (time.Duration, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command's closing parenthesis; utime and stime are
-	// fields 14 and 15 of the whole line, in clock ticks (100 a second).
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond, nil
-}
-
-// loadAverage returns the one-minute load average.
-func loadAverage() string {
-	raw, _ := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(raw)); len(f) > 0 {
-		return f[0]
-	}
-	return "?"
+	b.Cleanup(p.Stop)
+	return p
 }
 
 // BenchmarkS3ServeEdit measures edit_file through `fencefs serve` over
@@ -142,7 +66,7 @@ func BenchmarkS3ServeEdit(b *testing.B) {
 	client := srv.Client()
 	dir := b.TempDir()
 	bin := buildFencefs(b, dir)
-	content := editContent()
+	content := servebench.EditContent()
 	var tf strings.Builder
 	tf.WriteString("tokens:\n")
 	tokens := map[string]string{}
@@ -159,17 +83,15 @@ func BenchmarkS3ServeEdit(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		var raw [16]byte
-		rand.Read(raw[:])
-		tok := hex.EncodeToString(raw[:])
+		tok := servebench.NewToken()
 		tokens[tn] = tok
-		fmt.Fprintf(&tf, "  - {name: %s, sha256: %s, tenant: %s, scopes: [files:read, files:write]}\n", tn, tenant.HashToken(tok), tn)
+		tf.WriteString(servebench.TokenLine(tn, tok))
 	}
 	tokenFile := filepath.Join(dir, "tokens.yaml")
 	if err := os.WriteFile(tokenFile, []byte(tf.String()), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	url, cmd := startS3Serve(b, bin, tokenFile, srv, bucket)
+	serve := startS3Serve(b, bin, tokenFile, srv, bucket)
 
 	for _, spread := range []bool{false, true} {
 		name := "one tenant"
@@ -185,8 +107,7 @@ func BenchmarkS3ServeEdit(b *testing.B) {
 				if spread {
 					tn, path = "t"+strconv.Itoa(w), "/ws/e0.txt"
 				}
-				tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearerOn{tokens[tn], http.DefaultTransport}}}
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "s3bench", Version: "1"}, nil).Connect(ctx, tr, nil)
+				cs, err := servebench.Connect(ctx, "s3bench", serve.URL(), tokens[tn], http.DefaultTransport)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -217,7 +138,7 @@ func BenchmarkS3ServeEdit(b *testing.B) {
 			per += per % 2
 			lat := make([][]time.Duration, editClients)
 			errs := make([]error, editClients)
-			cpu0, _ := processCPU(cmd.Process.Pid)
+			cpu0 := serve.CPU()
 			b.ResetTimer()
 			start := time.Now()
 			var wg sync.WaitGroup
@@ -236,7 +157,7 @@ func BenchmarkS3ServeEdit(b *testing.B) {
 			wg.Wait()
 			elapsed := time.Since(start)
 			b.StopTimer()
-			cpu1, _ := processCPU(cmd.Process.Pid)
+			cpu1 := serve.CPU()
 			for w, err := range errs {
 				if err != nil {
 					b.Fatalf("client %d: %v", w, err)
@@ -249,7 +170,7 @@ func BenchmarkS3ServeEdit(b *testing.B) {
 			b.ReportMetric(float64(all[edits/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(all[edits*99/100].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(edits), "server-cpu-µs/edit")
-			b.Logf("%d edits by %d clients in %v; load average %s", edits, editClients, elapsed.Round(time.Millisecond), loadAverage())
+			b.Logf("%d edits by %d clients in %v; load average %s", edits, editClients, elapsed.Round(time.Millisecond), servebench.LoadAvg())
 		})
 	}
 }
@@ -268,22 +189,18 @@ func BenchmarkS3ReplicasCAS(b *testing.B) {
 	bucket := srv.NewBucket(ctx, b)
 	dir := b.TempDir()
 	bin := buildFencefs(b, dir)
-	var raw [16]byte
-	rand.Read(raw[:])
-	tok := hex.EncodeToString(raw[:])
+	tok := servebench.NewToken()
 	tokenFile := filepath.Join(dir, "tokens.yaml")
-	if err := os.WriteFile(tokenFile, []byte("tokens:\n  - {name: t0, sha256: "+tenant.HashToken(tok)+", tenant: t0, scopes: [files:read, files:write]}\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokenFile, []byte("tokens:\n"+servebench.TokenLine("t0", tok)), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	var urls []string
 	for range 3 {
-		u, _ := startS3Serve(b, bin, tokenFile, srv, bucket)
-		urls = append(urls, u)
+		urls = append(urls, startS3Serve(b, bin, tokenFile, srv, bucket).URL())
 	}
 	var sessions []*mcp.ClientSession
 	for w := range writers {
-		tr := &mcp.StreamableClientTransport{Endpoint: urls[w%3], MaxRetries: -1, HTTPClient: &http.Client{Transport: bearerOn{tok, &http.Transport{}}}}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "s3bench", Version: "1"}, nil).Connect(ctx, tr, nil)
+		cs, err := servebench.Connect(ctx, "s3bench", urls[w%3], tok, &http.Transport{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -338,5 +255,5 @@ func BenchmarkS3ReplicasCAS(b *testing.B) {
 	}
 	elapsed := time.Since(start)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rounds/s")
-	b.Logf("%d rounds of %d writers over 3 replicas, one winner each, in %v; load average %s", b.N, writers, elapsed.Round(time.Millisecond), loadAverage())
+	b.Logf("%d rounds of %d writers over 3 replicas, one winner each, in %v; load average %s", b.N, writers, elapsed.Round(time.Millisecond), servebench.LoadAvg())
 }

@@ -20,17 +20,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,6 +33,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fencefs/fencefs/bench/internal/servebench"
 )
 
 func main() {
@@ -46,9 +43,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// readContent is the 4 KiB file read_file reads (scale-bench's r.txt).
-var readContent = strings.Repeat("the quick brown fox jumps over the lazy dog, line of text\n", 80)[:4096]
 
 func run(args []string, out io.Writer) error {
 	fl := flag.NewFlagSet("floor-bench", flag.ContinueOnError)
@@ -72,15 +66,12 @@ func run(args []string, out io.Writer) error {
 	if err := os.MkdirAll(filepath.Join(dir, "t0"), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "t0", "r.txt"), []byte(readContent), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "t0", "r.txt"), []byte(servebench.ReadContent), 0o644); err != nil {
 		return err
 	}
-	var raw [16]byte
-	rand.Read(raw[:])
-	token := hex.EncodeToString(raw[:])
-	sum := sha256.Sum256([]byte(token))
+	token := servebench.NewToken()
 	tokenFile := filepath.Join(work, "tokens.yaml")
-	if err := os.WriteFile(tokenFile, []byte("tokens:\n  - {name: t0, sha256: "+hex.EncodeToString(sum[:])+", tenant: t0, scopes: [files:read, files:write]}\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokenFile, []byte("tokens:\n"+servebench.TokenLine("t0", token)), 0o600); err != nil {
 		return err
 	}
 
@@ -112,20 +103,20 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 	}
-	loads := []string{loadAvg()}
+	loads := []string{servebench.LoadAvg()}
 	for i := range *slices {
 		for j := range servers {
 			s := servers[(i+j)%len(servers)]
-			cpu0 := s.cpu()
+			cpu0 := s.CPU()
 			n, err := s.drive(*slice)
 			if err != nil {
 				return err
 			}
-			s.used += s.cpu() - cpu0
+			s.used += s.CPU() - cpu0
 			s.calls += n
 		}
 		if i%10 == 9 {
-			loads = append(loads, loadAvg())
+			loads = append(loads, servebench.LoadAvg())
 		}
 	}
 	floorCPU := servers[0].perCall()
@@ -146,8 +137,8 @@ func run(args []string, out io.Writer) error {
 
 // server is a running server with its client sessions.
 type server struct {
+	*servebench.Process
 	name     string
-	cmd      *exec.Cmd
 	path     string // read_file's path argument
 	sessions []*mcp.ClientSession
 	used     time.Duration // CPU in its own slices
@@ -157,37 +148,15 @@ type server struct {
 // start runs bin with args and a free loopback address, and connects
 // clients SDK clients (with the bearer token, when not empty).
 func start(name, bin string, args []string, token, path string, clients int) (*server, error) {
-	addr, err := freePort()
+	p, err := servebench.Start(bin, args, nil, nil, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, append(args, addr)...)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{name: name, cmd: cmd, path: path}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("%s did not listen on %s within 30 s", bin, addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	var rt http.RoundTripper = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
-	if token != "" {
-		rt = bearer{token, rt}
-	}
+	s := &server{Process: p, name: name, path: path}
+	rt := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
 	for range clients {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "floor-bench", Version: "1"}, nil).Connect(ctx,
-			&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		cs, err := servebench.Connect(ctx, "floor-bench", p.URL(), token, rt)
 		cancel()
 		if err != nil {
 			s.stop()
@@ -246,54 +215,5 @@ func (s *server) stop() {
 	for _, cs := range s.sessions {
 		cs.Close()
 	}
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-}
-
-// cpu returns the server's user and system CPU time so far.
-func (s *server) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
-}
-
-// bearer adds a token to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(data))[0]
+	s.Stop()
 }

@@ -22,18 +22,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fencefs/fencefs/bench/internal/servebench"
 	"github.com/fencefs/fencefs/internal/gctune"
 	"github.com/fencefs/fencefs/local"
 	"github.com/fencefs/fencefs/tools"
@@ -186,7 +185,7 @@ func compare(args []string, out io.Writer) error {
 				}
 			}
 			times := make([]time.Duration, *n)
-			cpu0 := cpuTime(s.cmd.Process.Pid)
+			cpu0 := servebench.CPU(s.cmd.Process.Pid)
 			for i := range *n {
 				t0 := time.Now()
 				resp, err := s.rt.roundTrip(msgs[i%len(msgs)])
@@ -200,7 +199,7 @@ func compare(args []string, out io.Writer) error {
 					return fmt.Errorf("%s %s: the tool failed: %s", col, o.name, resp)
 				}
 			}
-			cpu := (cpuTime(s.cmd.Process.Pid) - cpu0) / time.Duration(*n)
+			cpu := (servebench.CPU(s.cmd.Process.Pid) - cpu0) / time.Duration(*n)
 			slices.Sort(times)
 			results[col][o.name] = cell{times[len(times)/2], cpu}
 		}
@@ -304,7 +303,7 @@ var (
 func start(label, kind, transport string, argv []string) (*server, error) {
 	s := &server{label: label, kind: kind, transport: transport}
 	if transport == "http" {
-		addr, err := freeAddr()
+		addr, err := servebench.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
@@ -425,29 +424,6 @@ func (h *httpRT) post(msg []byte) ([]byte, error) {
 
 func (h *httpRT) roundTrip(msg []byte) ([]byte, error) { return h.post(msg) }
 func (h *httpRT) close()                               { h.client.CloseIdleConnections() }
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-// cpuTime is the user and system CPU time of process pid so far.
-func cpuTime(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses.
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	const clockTicks = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / clockTicks
-}
 
 // floor serves the minimal SDK server: the five tools, raw, each
 // answering fencefs's text for the op with no work.

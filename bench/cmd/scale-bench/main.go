@@ -18,15 +18,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -38,7 +34,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fencefs/fencefs/tenant"
+	"github.com/fencefs/fencefs/bench/internal/servebench"
 )
 
 func main() {
@@ -105,12 +101,12 @@ func run(args []string, out io.Writer) error {
 	}
 	defer os.RemoveAll(work)
 	if c.fencefs == "" {
-		if c.fencefs, err = build(work, "github.com/fencefs/fencefs/cmd/fencefs"); err != nil {
+		if c.fencefs, err = servebench.Build(work, "github.com/fencefs/fencefs/cmd/fencefs"); err != nil {
 			return err
 		}
 	}
 	if c.floor == "" {
-		if c.floor, err = build(work, "github.com/fencefs/fencefs/bench/cmd/mcp-bench"); err != nil {
+		if c.floor, err = servebench.Build(work, "github.com/fencefs/fencefs/bench/cmd/mcp-bench"); err != nil {
 			return err
 		}
 	}
@@ -142,34 +138,11 @@ func run(args []string, out io.Writer) error {
 	return nil
 }
 
-// build compiles pkg into dir and returns the binary's path.
-func build(dir, pkg string) (string, error) {
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("building %s: %w", pkg, err)
-	}
-	return bin, nil
-}
-
 // fixture is the tenants' directories and their token file.
 type fixture struct {
 	dir       string   // DIR of ws=local:DIR/{tenant}
 	tokenFile string   // every tenant's token, scopes files:read and files:write
 	tokens    []string // tenant i's bearer token
-}
-
-// readContent is r.txt, the 4 KiB file read_file reads.
-var readContent = strings.Repeat("the quick brown fox jumps over the lazy dog, line of text\n", 80)[:4096]
-
-// editLines is e<w>.txt, the file client w edits (line 40 toggles).
-func editLines() string {
-	var b strings.Builder
-	for i := 1; i <= 80; i++ {
-		fmt.Fprintf(&b, "line %d x\n", i)
-	}
-	return b.String()
 }
 
 // newFixture makes n tenants: t<i>/r.txt, t<i>/e<w>.txt for 16 clients,
@@ -178,13 +151,13 @@ func newFixture(work string, n int) (*fixture, error) {
 	f := &fixture{dir: filepath.Join(work, "tenants"), tokenFile: filepath.Join(work, "tokens.yaml")}
 	var tf strings.Builder
 	tf.WriteString("tokens:\n")
-	edit := editLines()
+	edit := servebench.EditContent()
 	for i := range n {
 		d := filepath.Join(f.dir, tenantID(i))
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(d, "r.txt"), []byte(readContent), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(d, "r.txt"), []byte(servebench.ReadContent), 0o644); err != nil {
 			return nil, err
 		}
 		if i < 100 {
@@ -194,11 +167,9 @@ func newFixture(work string, n int) (*fixture, error) {
 				}
 			}
 		}
-		var raw [16]byte
-		rand.Read(raw[:])
-		tok := hex.EncodeToString(raw[:])
+		tok := servebench.NewToken()
 		f.tokens = append(f.tokens, tok)
-		fmt.Fprintf(&tf, "  - {name: %s, sha256: %s, tenant: %s, scopes: [files:read, files:write]}\n", tenantID(i), tenant.HashToken(tok), tenantID(i))
+		tf.WriteString(servebench.TokenLine(tenantID(i), tok))
 	}
 	return f, os.WriteFile(f.tokenFile, []byte(tf.String()), 0o600)
 }
@@ -207,7 +178,7 @@ func tenantID(i int) string { return "t" + strconv.Itoa(i) }
 
 // server is a running fencefs serve or floor server.
 type server struct {
-	cmd  *exec.Cmd
+	*servebench.Process
 	url  string
 	pid  int
 	mu   sync.Mutex
@@ -220,38 +191,15 @@ type server struct {
 var gcLine = regexp.MustCompile(`^gc \d+ .* (\d+)->(\d+)->(\d+) MB`)
 
 // start runs bin with args on a free loopback port and waits until it
-// answers; mcpPath is where its MCP endpoint is.
+// answers.
 func start(bin string, args []string, env []string) (*server, error) {
-	addr, err := freePort()
+	s := &server{}
+	p, err := servebench.Start(bin, args, append([]string{"GODEBUG=gctrace=1"}, env...), s.readLog, time.Minute)
 	if err != nil {
 		return nil, err
 	}
-	args = append(slices.Clone(args), addr)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), "GODEBUG=gctrace=1"), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd, url: "http://" + addr + "/mcp", pid: cmd.Process.Pid}
-	go s.readLog(stderr)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return s, nil
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("%s did not listen on %s within a minute", bin, addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.Process, s.url, s.pid = p, p.URL(), p.Cmd.Process.Pid
+	return s, nil
 }
 
 // readLog counts the server's log lines and keeps the live heap of each
@@ -286,31 +234,6 @@ func (s *server) lastLive() float64 {
 	return s.live[len(s.live)-1]
 }
 
-func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-}
-
-// cpu returns the server's user and system CPU time so far.
-func (s *server) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses.
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
-}
-
 // rss returns the server's resident set in MB.
 func (s *server) rss() float64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
@@ -332,15 +255,6 @@ func (s *server) fds() int {
 	return len(ents)
 }
 
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
 // startFencefs starts `fencefs serve --http` over the fixture with the
 // given tenant cache.
 func startFencefs(c config, fix *fixture, cache int) (*server, error) {
@@ -352,30 +266,13 @@ func startFencefs(c config, fix *fixture, cache int) (*server, error) {
 		"--tenant-mount", "ws=local:" + fix.dir + "/{tenant}", "--tenant-cache", strconv.Itoa(cache), "--http"}, env)
 }
 
-// bearer adds a token to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // transport is shared by every client: connections are reused, as an
 // agent platform's would be.
 var transport = &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}
 
 // connect opens an SDK client session to url with token ("" for none).
 func connect(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
-	var rt http.RoundTripper = transport
-	if token != "" {
-		rt = bearer{token, transport}
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "scale-bench", Version: "1"}, nil)
-	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	return servebench.Connect(ctx, "scale-bench", url, token, transport)
 }
 
 // call makes one tool call and fails on a tool error too.
@@ -429,7 +326,7 @@ func drive(c config, srv *server, dur time.Duration, perClient int, op func(ctx 
 	var mu sync.Mutex
 	var lat []time.Duration
 	var first error
-	cpu0, logs0 := srv.cpu(), srv.logs.Load()
+	cpu0, logs0 := srv.CPU(), srv.logs.Load()
 	start := time.Now()
 	end := start.Add(dur)
 	var wg sync.WaitGroup
@@ -457,7 +354,7 @@ func drive(c config, srv *server, dur time.Duration, perClient int, op func(ctx 
 		})
 	}
 	wg.Wait()
-	r := result{ops: len(lat), elapsed: time.Since(start), lat: lat, cpu: srv.cpu() - cpu0, logs: srv.logs.Load() - logs0}
+	r := result{ops: len(lat), elapsed: time.Since(start), lat: lat, cpu: srv.CPU() - cpu0, logs: srv.logs.Load() - logs0}
 	return r, first
 }
 
@@ -537,7 +434,7 @@ func throughput(c config, fix *fixture, t *table) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
 	ss := &sessions{url: srv.url, fix: fix, m: map[[2]int]*mcp.ClientSession{}}
 	defer ss.close()
 	var warm result
@@ -592,7 +489,7 @@ func floorRow(c config, warm result, t *table) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
 	ss := &sessions{url: srv.url, m: map[[2]int]*mcp.ClientSession{}}
 	defer ss.close()
 	op := func(ctx context.Context, w, i int) error {
@@ -641,7 +538,7 @@ func churn(c config, fix *fixture, t *table) error {
 	defer func() {
 		for _, sd := range sides {
 			sd.ss.close()
-			sd.srv.stop()
+			sd.srv.Stop()
 		}
 	}()
 	for _, sc := range []struct {
@@ -707,7 +604,7 @@ func memory(c config, fix *fixture, n int, t *table) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
 	idleRSS, idleFDs := srv.rss(), srv.fds()
 	idleLive := settle(c, fix, srv)
 	var next atomic.Int64
@@ -787,17 +684,5 @@ func (t *table) header() {
 }
 
 func (t *table) row(name, result, goal, verdict string) {
-	fmt.Fprintf(t.out, "%-58s %-40s %-24s %-6s %s\n", name, result, goal, verdict, loadAvg())
-}
-
-// loadAvg returns the one-minute load average.
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	if f := strings.Fields(string(data)); len(f) > 0 {
-		return f[0]
-	}
-	return "?"
+	fmt.Fprintf(t.out, "%-58s %-40s %-24s %-6s %s\n", name, result, goal, verdict, servebench.LoadAvg())
 }
