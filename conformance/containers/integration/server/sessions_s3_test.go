@@ -33,14 +33,28 @@ func (h tenantHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// TestSessionStorageS3: stateful sessions over
-// ws=overlay:local:BASE:ro+s3://B/up/{tenant}/{session} with checkpoints in
-// s3://B/ckpt/{tenant}/{session} on versitygw, through the server over
-// HTTP with the SDK client: each session journals its own changes, the
-// storage quota holds across a tenant's sessions, and an ended session's
-// upper layer and store are removed (retention 1ns) while a live
-// session's and another tenant's stay.
-func TestSessionStorageS3(t *testing.T) {
+// headerIdentity trusts the tenant X-Tenant names, with files:read and
+// files:write.
+var headerIdentity = server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
+	id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
+	}
+	return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
+})
+
+// sessionS3 is a bucket on versitygw, with its keys in the environment,
+// and a base directory holding a.txt, for the session storage tests.
+type sessionS3 struct {
+	srv    *containers.S3Server
+	bucket string
+	base   string
+}
+
+// startSessionS3 starts the S3 server (skipping loudly without it, failing
+// when containers are required) and makes a bucket and the base.
+func startSessionS3(t *testing.T) *sessionS3 {
+	t.Helper()
 	containers.SetTestcontainersDefaults()
 	ctx := t.Context()
 	srv, err := containers.StartS3Server(ctx)
@@ -53,40 +67,48 @@ func TestSessionStorageS3(t *testing.T) {
 	t.Cleanup(func() { srv.Terminate(context.Background()) })
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
-	bucket := srv.NewBucket(ctx, t)
-	base := t.TempDir()
-	if err := os.WriteFile(filepath.Join(base, "a.txt"), []byte("base\n"), 0o644); err != nil {
+	f := &sessionS3{srv: srv, bucket: srv.NewBucket(ctx, t), base: t.TempDir()}
+	if err := os.WriteFile(filepath.Join(f.base, "a.txt"), []byte("base\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s3spec := func(prefix string) string {
-		return fmt.Sprintf("s3://%s/%s?endpoint=%s&region=%s&path_style=1&timeout=20s", bucket, prefix, srv.Endpoint, srv.Region)
-	}
-	ws, err := tenant.ParseTemplate("overlay:local:" + base + ":ro+" + s3spec("up/{tenant}/{session}"))
+	return f
+}
+
+// s3Spec is the mount spec of prefix in the bucket.
+func (f *sessionS3) s3Spec(prefix string) string {
+	return fmt.Sprintf("s3://%s/%s?endpoint=%s&region=%s&path_style=1&timeout=20s", f.bucket, prefix, f.srv.Endpoint, f.srv.Region)
+}
+
+// keys lists the bucket's keys below prefix.
+func (f *sessionS3) keys(t *testing.T, prefix string) []string {
+	t.Helper()
+	out, err := f.srv.Client().ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String(f.bucket), Prefix: aws.String(prefix)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := tenant.ParseTemplate(s3spec("ckpt/{tenant}/{session}"))
-	if err != nil {
-		t.Fatal(err)
+	var ks []string
+	for _, o := range out.Contents {
+		ks = append(ks, *o.Key)
 	}
-	ov := overlayspec.New(mountspec.Options{})
-	t.Cleanup(ov.Close)
-	s, err := server.New(ctx, server.Config{
-		TenantMounts:     []server.TenantMount{{Name: "ws", Template: ws}},
-		Schemes:          mountspec.Schemes{overlayspec.Prefix: ov},
-		Checkpoints:      &server.Checkpoints{Store: store, List: true},
-		QuotaTenants:     map[string]quota.Limits{"t1": {MaxBytes: 8000}},
-		SessionRetention: time.Nanosecond,
-		Namespace:        server.NamespaceConfig{StorageTimeout: 20 * time.Second},
-		Logger:           slog.New(slog.NewTextHandler(t.Output(), nil)),
-		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-			}
-			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-		}),
-	})
+	return ks
+}
+
+// gone waits until no key is below prefix, failing after 30 s.
+func (f *sessionS3) gone(t *testing.T, prefix string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(f.keys(t, prefix)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still there after 30s: %q", prefix, f.keys(t, prefix))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// serveHTTP serves cfg over HTTP until the test ends and returns the URL.
+func serveHTTP(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	s, err := server.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,16 +117,52 @@ func TestSessionStorageS3(t *testing.T) {
 		hs.Close()
 		s.Close()
 	})
-	connect := func(id string) *mcp.ClientSession {
-		t.Helper()
-		tr := &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: &http.Client{Transport: tenantHeader(id)}, DisableStandaloneSSE: true, MaxRetries: -1}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
+	return hs.URL
+}
+
+// connectAs opens an SDK client session to url's /mcp as tenant id,
+// closed when the test ends.
+func connectAs(t *testing.T, url, id string) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: &http.Client{Transport: tenantHeader(id)}, DisableStandaloneSSE: true, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestSessionStorageS3: stateful sessions over
+// ws=overlay:local:BASE:ro+s3://B/up/{tenant}/{session} with checkpoints in
+// s3://B/ckpt/{tenant}/{session} on versitygw, through the server over
+// HTTP with the SDK client: each session journals its own changes, the
+// storage quota holds across a tenant's sessions, and an ended session's
+// upper layer and store are removed (retention 1ns) while a live
+// session's and another tenant's stay.
+func TestSessionStorageS3(t *testing.T) {
+	ctx := t.Context()
+	f := startSessionS3(t)
+	ws, err := tenant.ParseTemplate("overlay:local:" + f.base + ":ro+" + f.s3Spec("up/{tenant}/{session}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := tenant.ParseTemplate(f.s3Spec("ckpt/{tenant}/{session}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov := overlayspec.New(mountspec.Options{})
+	t.Cleanup(ov.Close)
+	url := serveHTTP(t, server.Config{
+		TenantMounts:     []server.TenantMount{{Name: "ws", Template: ws}},
+		Schemes:          mountspec.Schemes{overlayspec.Prefix: ov},
+		Checkpoints:      &server.Checkpoints{Store: store, List: true},
+		QuotaTenants:     map[string]quota.Limits{"t1": {MaxBytes: 8000}},
+		SessionRetention: time.Nanosecond,
+		Namespace:        server.NamespaceConfig{StorageTimeout: 20 * time.Second},
+		Logger:           slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Identity:         headerIdentity,
+	})
 	call := func(cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -113,20 +171,9 @@ func TestSessionStorageS3(t *testing.T) {
 		}
 		return res.Content[0].(*mcp.TextContent).Text, res.IsError
 	}
-	keys := func(prefix string) []string {
-		t.Helper()
-		out, err := srv.Client().ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ks []string
-		for _, o := range out.Contents {
-			ks = append(ks, *o.Key)
-		}
-		return ks
-	}
+	keys := func(prefix string) []string { return f.keys(t, prefix) }
 
-	s1, s2, other := connect("t1"), connect("t1"), connect("t2")
+	s1, s2, other := connectAs(t, url, "t1"), connectAs(t, url, "t1"), connectAs(t, url, "t2")
 	big := strings.Repeat("x", 5000)
 	for _, c := range []struct {
 		cs      *mcp.ClientSession
@@ -151,13 +198,8 @@ func TestSessionStorageS3(t *testing.T) {
 	if err := s1.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(keys(up1))+len(keys(ckpt1)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("s1's storage still there 30s after it ended: %q %q", keys(up1), keys(ckpt1))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	f.gone(t, up1)
+	f.gone(t, ckpt1)
 	for _, p := range []string{"up/t1/" + s2.ID() + "/big.txt", "up/t2/" + other.ID() + "/a.txt"} {
 		if ks := keys(p); len(ks) != 1 {
 			t.Errorf("%s after s1's storage was removed: %q", p, ks)
@@ -182,24 +224,9 @@ func TestSessionStorageS3(t *testing.T) {
 // newest object, however deep: it removes it once the session timeout
 // passed since.
 func TestSessionReplicasS3(t *testing.T) {
-	containers.SetTestcontainersDefaults()
 	ctx := t.Context()
-	srv, err := containers.StartS3Server(ctx)
-	if err != nil {
-		if containers.Required() {
-			t.Fatalf("starting the S3 server: %v", err)
-		}
-		t.Skipf("SKIP (loud): no S3 server: %v", err)
-	}
-	t.Cleanup(func() { srv.Terminate(context.Background()) })
-	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
-	bucket := srv.NewBucket(ctx, t)
-	base := t.TempDir()
-	if err := os.WriteFile(filepath.Join(base, "a.txt"), []byte("base\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := tenant.ParseTemplate(fmt.Sprintf("overlay:local:%s:ro+s3://%s/up/{tenant}/{session}?endpoint=%s&region=%s&path_style=1&timeout=20s", base, bucket, srv.Endpoint, srv.Region))
+	f := startSessionS3(t)
+	ws, err := tenant.ParseTemplate("overlay:local:" + f.base + ":ro+" + f.s3Spec("up/{tenant}/{session}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,38 +240,14 @@ func TestSessionReplicasS3(t *testing.T) {
 			SessionRetention: time.Nanosecond,
 			Namespace:        server.NamespaceConfig{StorageTimeout: 20 * time.Second},
 			Logger:           slog.New(slog.NewTextHandler(t.Output(), nil)),
-			Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-				id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-				}
-				return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-			}),
+			Identity:         headerIdentity,
 		}
 		if mod != nil {
 			mod(&cfg)
 		}
-		s, err := server.New(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(s.Handler())
-		t.Cleanup(func() {
-			hs.Close()
-			s.Close()
-		})
-		return hs.URL
+		return serveHTTP(t, cfg)
 	}
-	connect := func(url string) *mcp.ClientSession {
-		t.Helper()
-		tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: &http.Client{Transport: tenantHeader("t1")}, DisableStandaloneSSE: true, MaxRetries: -1}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	connect := func(url string) *mcp.ClientSession { return connectAs(t, url, "t1") }
 	write := func(cs *mcp.ClientSession, text string) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "/ws/a.txt", "content": text}})
@@ -252,28 +255,8 @@ func TestSessionReplicasS3(t *testing.T) {
 			t.Fatalf("write_file: %v %v", err, res)
 		}
 	}
-	keys := func(prefix string) []string {
-		t.Helper()
-		out, err := srv.Client().ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ks []string
-		for _, o := range out.Contents {
-			ks = append(ks, *o.Key)
-		}
-		return ks
-	}
-	gone := func(prefix string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for len(keys(prefix)) > 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s still there after 30s: %q", prefix, keys(prefix))
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	keys := func(prefix string) []string { return f.keys(t, prefix) }
+	gone := func(prefix string) { f.gone(t, prefix) }
 
 	first := connect(replica(nil))
 	write(first, "first\n")
@@ -301,7 +284,7 @@ func TestSessionReplicasS3(t *testing.T) {
 	// A leftover whose only object is deep below its prefix (no
 	// prefix has a modification time on S3).
 	leftover := "up/t1/" + strings.Repeat("E", 26) + "/"
-	if _, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(leftover + "src/pkg/a.go"), Body: strings.NewReader("x")}); err != nil {
+	if _, err := f.srv.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(f.bucket), Key: aws.String(leftover + "src/pkg/a.go"), Body: strings.NewReader("x")}); err != nil {
 		t.Fatal(err)
 	}
 	replica(func(c *server.Config) {
