@@ -69,6 +69,35 @@ func startServeNofile(t *testing.T, nofile int, args ...string) *httpServe {
 	return h
 }
 
+// serveTenants makes n tenants t<i>, each with r.txt holding "content of
+// t<i>" and a token with scopes, and starts `fencefs serve --http` with
+// extra flags and a limit of nofile open files over them, as
+// ws=local:DIR/{tenant}; it returns the server, DIR and the tokens,
+// tenant i's at i.
+func serveTenants(t *testing.T, nofile, n int, scopes string, extra ...string) (*httpServe, string, []string) {
+	t.Helper()
+	base := t.TempDir()
+	dir := filepath.Join(base, "tenants")
+	var tokens []string
+	var tf strings.Builder
+	tf.WriteString("tokens:\n")
+	for i := range n {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("t%d", i), "r.txt"), fmt.Sprintf("content of t%d\n", i))
+		var raw [16]byte
+		rand.Read(raw[:])
+		tok := hex.EncodeToString(raw[:])
+		tokens = append(tokens, tok)
+		fmt.Fprintf(&tf, "  - {name: t%d, sha256: %s, tenant: t%d, scopes: [%s]}\n", i, tenant.HashToken(tok), i, scopes)
+	}
+	tokenFile := filepath.Join(base, "tokens.yaml")
+	if err := os.WriteFile(tokenFile, []byte(tf.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startServeNofile(t, nofile, append([]string{"serve", "--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", tokenFile,
+		"--tenant-mount", "ws=local:" + filepath.Join(dir, "{tenant}")}, extra...)...)
+	return h, dir, tokens
+}
+
 // tokenTransport adds a bearer token to every request it sends on next.
 type tokenTransport struct {
 	token string
@@ -191,25 +220,7 @@ func TestServeDescriptorLimit(t *testing.T) {
 		clients = 16
 	)
 	ctx := t.Context()
-	base := t.TempDir()
-	dir := filepath.Join(base, "tenants")
-	var tokens []string
-	var tf strings.Builder
-	tf.WriteString("tokens:\n")
-	for i := range tenants {
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("t%d", i), "r.txt"), fmt.Sprintf("content of t%d\n", i))
-		var raw [16]byte
-		rand.Read(raw[:])
-		tok := hex.EncodeToString(raw[:])
-		tokens = append(tokens, tok)
-		fmt.Fprintf(&tf, "  - {name: t%d, sha256: %s, tenant: t%d, scopes: [files:read, files:write]}\n", i, tenant.HashToken(tok), i)
-	}
-	tokenFile := filepath.Join(base, "tokens.yaml")
-	if err := os.WriteFile(tokenFile, []byte(tf.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h := startServeNofile(t, nofile, "serve", "--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", tokenFile,
-		"--tenant-mount", "ws=local:"+filepath.Join(dir, "{tenant}"))
+	h, dir, tokens := serveTenants(t, nofile, tenants, "files:read, files:write")
 	pid := h.cmd.Process.Pid
 	limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
 	if err != nil {
@@ -392,25 +403,7 @@ func TestServeOutOfDescriptors(t *testing.T) {
 		tenants = 4
 	)
 	ctx := t.Context()
-	base := t.TempDir()
-	dir := filepath.Join(base, "tenants")
-	var tokens []string
-	var tf strings.Builder
-	tf.WriteString("tokens:\n")
-	for i := range tenants {
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("t%d", i), "r.txt"), fmt.Sprintf("content of t%d\n", i))
-		var raw [16]byte
-		rand.Read(raw[:])
-		tok := hex.EncodeToString(raw[:])
-		tokens = append(tokens, tok)
-		fmt.Fprintf(&tf, "  - {name: t%d, sha256: %s, tenant: t%d, scopes: [files:read]}\n", i, tenant.HashToken(tok), i)
-	}
-	tokenFile := filepath.Join(base, "tokens.yaml")
-	if err := os.WriteFile(tokenFile, []byte(tf.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h := startServeNofile(t, nofile, "serve", "--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", tokenFile,
-		"--tenant-mount", "ws=local:"+filepath.Join(dir, "{tenant}"), "--max-connections", "0")
+	h, dir, tokens := serveTenants(t, nofile, tenants, "files:read", "--max-connections", "0")
 	if !strings.Contains(h.stderr.String(), "max_connections=0") {
 		t.Fatalf("the serving line does not say there is no bound:\n%s", h.stderr.String())
 	}
