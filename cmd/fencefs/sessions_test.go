@@ -11,6 +11,24 @@ import (
 	"github.com/fencefs/fencefs/tenant/tenanttest"
 )
 
+// startSessionServe starts `fencefs serve --stateful --http` with extra
+// flags, every tool, JWT auth by the issuer it returns, and in a fresh
+// directory base: ws, an overlay of base/base (holding a.txt, "base") with
+// an upper layer per session in base/up/{tenant}/{session}, and a
+// checkpoint store per session in base/ckpt/{tenant}/{session}.
+func startSessionServe(t *testing.T, extra ...string) (*tenanttest.Issuer, *httpServe, string) {
+	t.Helper()
+	iss := tenanttest.NewIssuer(t)
+	base := t.TempDir()
+	writeFile(t, filepath.Join(base, "base", "a.txt"), "base\n")
+	up, ckpt := filepath.Join(base, "up"), filepath.Join(base, "ckpt")
+	h := startServe(t, append([]string{"serve", "--http", "127.0.0.1:0", "--stateful", "--tools", allTools(),
+		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
+		"--tenant-mount", "ws=overlay:local:" + filepath.Join(base, "base") + ":ro+local:" + filepath.Join(up, "{tenant}", "{session}"),
+		"--checkpoints", "local:" + filepath.Join(ckpt, "{tenant}", "{session}")}, extra...)...)
+	return iss, h, base
+}
+
 // TestServeSessionCheckpoints drives `fencefs serve --stateful` with an
 // upper layer per session, a checkpoint store per session, a storage
 // quota and --session-retention 0: each session journals its own
@@ -20,15 +38,8 @@ import (
 // hold it, zeros made ahead included (4 KiB at first).
 func TestServeSessionCheckpoints(t *testing.T) {
 	t.Parallel()
-	iss := tenanttest.NewIssuer(t)
-	base := t.TempDir()
-	writeFile(t, filepath.Join(base, "base", "a.txt"), "base\n")
+	iss, h, base := startSessionServe(t, "--checkpoint-tools", "restore", "--quota-bytes", "12000", "--session-retention", "0")
 	up, ckpt := filepath.Join(base, "up"), filepath.Join(base, "ckpt")
-	h := startServe(t, "serve", "--http", "127.0.0.1:0", "--stateful", "--tools", allTools(),
-		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
-		"--tenant-mount", "ws=overlay:local:"+filepath.Join(base, "base")+":ro+local:"+filepath.Join(up, "{tenant}", "{session}"),
-		"--checkpoints", "local:"+filepath.Join(ckpt, "{tenant}", "{session}"), "--checkpoint-tools", "restore",
-		"--quota-bytes", "12000", "--session-retention", "0")
 	ctx := t.Context()
 	token := iss.Sign(t, tenanttest.Claims{Subject: "t1"})
 	s1, err := connectAs(t, h.url, token, "")
@@ -76,14 +87,8 @@ func TestServeSessionCheckpoints(t *testing.T) {
 // lists it, and fencefs overlay commit lands it.
 func TestServeSessionReview(t *testing.T) {
 	t.Parallel()
-	iss := tenanttest.NewIssuer(t)
-	base := t.TempDir()
-	writeFile(t, filepath.Join(base, "base", "a.txt"), "base\n")
+	iss, h, base := startSessionServe(t)
 	up, ckpt := filepath.Join(base, "up"), filepath.Join(base, "ckpt")
-	h := startServe(t, "serve", "--http", "127.0.0.1:0", "--stateful", "--tools", allTools(),
-		"--auth", "jwt", "--oidc-issuer", iss.URL, "--oidc-audience", iss.Audience,
-		"--tenant-mount", "ws=overlay:local:"+filepath.Join(base, "base")+":ro+local:"+filepath.Join(up, "{tenant}", "{session}"),
-		"--checkpoints", "local:"+filepath.Join(ckpt, "{tenant}", "{session}"))
 	cs, err := connectAs(t, h.url, iss.Sign(t, tenanttest.Claims{Subject: "t1"}), "")
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, h.stderr.String())
