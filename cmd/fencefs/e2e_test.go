@@ -461,6 +461,13 @@ func startServeEnv(t testing.TB, env []string, args ...string) *httpServe {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return startServeCmd(t, cmd)
+}
+
+// startServeCmd starts cmd, fencefs serve --http, and waits for it to log
+// its endpoint. The process is killed when the test ends.
+func startServeCmd(t testing.TB, cmd *exec.Cmd) *httpServe {
+	t.Helper()
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -495,6 +502,9 @@ func startServeEnv(t testing.TB, env []string, args ...string) *httpServe {
 	}()
 	select {
 	case h.url = <-found:
+	case err := <-h.exited:
+		h.exited <- err
+		t.Fatalf("the server exited before serving: %v\nstderr:\n%s", err, h.stderr.String())
 	case <-time.After(exitDeadline):
 		t.Fatalf("the server did not log its URL within %v\nstderr:\n%s", exitDeadline, h.stderr.String())
 	}

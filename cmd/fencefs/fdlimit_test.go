@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -30,43 +29,7 @@ import (
 // and execs fencefs, so the process the test watches is fencefs itself.
 func startServeNofile(t *testing.T, nofile int, args ...string) *httpServe {
 	t.Helper()
-	cmd := exec.Command("/bin/sh", append([]string{"-c", `ulimit -n "$1" && shift && exec "$0" "$@"`, binary, strconv.Itoa(nofile)}, args...)...)
-	stderrPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &httpServe{cmd: cmd, exited: make(chan error, 1), stdout: &syncBuffer{}, stderr: &syncBuffer{}, logged: make(chan string, 4096)}
-	cmd.Stdout = h.stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-h.exited
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderrPipe)
-		for sc.Scan() {
-			fmt.Fprintln(h.stderr, sc.Text())
-			if m := urlPattern.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		h.exited <- cmd.Wait()
-	}()
-	select {
-	case h.url = <-found:
-	case err := <-h.exited:
-		h.exited <- err
-		t.Fatalf("the server exited before serving: %v\nstderr:\n%s", err, h.stderr.String())
-	case <-time.After(exitDeadline):
-		t.Fatalf("the server did not log its URL within %v\nstderr:\n%s", exitDeadline, h.stderr.String())
-	}
-	return h
+	return startServeCmd(t, exec.Command("/bin/sh", append([]string{"-c", `ulimit -n "$1" && shift && exec "$0" "$@"`, binary, strconv.Itoa(nofile)}, args...)...))
 }
 
 // serveTenants makes n tenants t<i>, each with r.txt holding "content of
