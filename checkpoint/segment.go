@@ -8,8 +8,11 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -159,18 +162,72 @@ func isSegmentName(name string) bool {
 // journal's mu guards it.
 type segLog struct {
 	opener backend.LogOpener
-	seqf   backend.LogFile // journal/seq.lock; nil until the first append
-	own    backend.LogFile // the segment this journal appends to; nil until one is needed
-	owned  string          // its name
-	ownEnd int64           // where its next frame goes
-	ownCap int64           // its size: zeros from ownEnd on
-	// retired are the segments this journal wrote to before its
-	// current one, each with whether it was synced whole when it was
-	// closed: a record's sync that comes after is answered from it.
-	retired map[backend.LogFile]bool
-	read    map[string]int64     // bytes of each segment read (whole frames and magic)
-	segs    map[string]*segStats // what each segment read holds
-	locs    map[uint64]recLoc    // where each record kept lies
+	seqf   backend.LogFile      // journal/seq.lock; nil until the first append
+	own    *segFile             // the segment this journal appends to; nil until one is needed
+	owned  string               // its name
+	ownEnd int64                // where its next frame goes
+	ownCap int64                // its size: zeros from ownEnd on
+	read   map[string]int64     // bytes of each segment read (whole frames and magic)
+	segs   map[string]*segStats // what each segment read holds
+	locs   map[uint64]recLoc    // where each record kept lies
+}
+
+// segFile is a segment the journal writes to, with its sync state,
+// which the sync functions of its records share (they outlive the
+// journal's use of the segment). Every data sync of the segment goes
+// through sync: the kernel reports a failed write-back once per open file
+// description, so after one sync of the descriptor failed, a later one
+// may succeed although the data it was to make durable is lost. A failed
+// sync is therefore sticky: every record not known durable by then fails,
+// and the journal writes to the segment no more.
+type segFile struct {
+	f       backend.LogFile
+	written atomic.Int64 // end of the frames written (set under the journal's mu)
+
+	mu     sync.Mutex // guards what follows; taken after the journal's mu, never before
+	synced int64      // the frames up to here are durable
+	err    error      // why the segment's records past synced are not durable
+}
+
+// errGivenUp is the sync error of a record in a segment the journal gave
+// up (after a failed write, or the file removed) before it was synced.
+var errGivenUp = errors.New("its segment was given up before it was synced")
+
+// sync makes the frames up to end durable: at once when a sync covered
+// them already, with an error when a sync failed (now or before) or the
+// segment was given up first, by a data sync otherwise, which covers
+// every frame written when it starts (those written meanwhile by other
+// calls too: their syncs then return at once).
+func (s *segFile) sync(end int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if end <= s.synced {
+		return nil
+	}
+	if s.err != nil {
+		return s.err
+	}
+	upTo := s.written.Load()
+	if err := s.f.Sync(); err != nil {
+		s.err = err
+		return err
+	}
+	s.synced = max(s.synced, upTo)
+	return nil
+}
+
+// close closes the segment's file, after a last sync of all its frames
+// with sync; without, the frames not synced yet are given up.
+func (s *segFile) close(sync bool) {
+	if sync {
+		s.sync(s.written.Load()) // a failure is kept in s.err
+	}
+	s.mu.Lock()
+	if s.err == nil && s.synced < s.written.Load() {
+		s.err = errGivenUp
+	}
+	s.f.Close()
+	s.mu.Unlock()
 }
 
 // segStats is what one segment holds, as far as it was read.
@@ -262,8 +319,10 @@ func (j *Journal) readLogRecord(ctx context.Context, seq uint64) (*record, error
 	if !ok {
 		return nil, fmt.Errorf("record %d: not in any segment", seq)
 	}
-	f := j.log.own
-	if loc.seg != j.log.owned || f == nil {
+	var f backend.LogFile
+	if loc.seg == j.log.owned && j.log.own != nil {
+		f = j.log.own.f
+	} else {
 		var err error
 		f, err = j.log.opener.OpenLog(ctx, j.storePath("journal/"+loc.seg), false)
 		if err != nil {
@@ -346,12 +405,7 @@ func (l *segLog) retire(sync bool) {
 	if l.own == nil {
 		return
 	}
-	ok := sync && l.own.Sync() == nil
-	if l.retired == nil {
-		l.retired = map[backend.LogFile]bool{}
-	}
-	l.retired[l.own] = ok
-	l.own.Close()
+	l.own.close(sync)
 	l.own, l.owned, l.ownEnd, l.ownCap = nil, "", 0, 0
 }
 
@@ -363,7 +417,7 @@ func (l *segLog) retire(sync bool) {
 func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 	l := j.log
 	if l.own != nil {
-		gone, err := l.own.Removed()
+		gone, err := l.own.f.Removed()
 		switch {
 		case err != nil || gone:
 			l.retire(false)
@@ -380,11 +434,13 @@ func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 		return nil
 	}
 	fill := max(int64(n), min(max(l.ownCap, fillMin), fillMax))
-	if _, err := l.own.WriteAt(make([]byte, fill), l.ownCap); err != nil {
+	if _, err := l.own.f.WriteAt(make([]byte, fill), l.ownCap); err != nil {
 		l.retire(true)
 		return fmt.Errorf("checkpoint: extending a segment: %w", err)
 	}
-	if err := l.own.Sync(); err != nil {
+	// Through the segment's sync state: a failure also fails the
+	// records written before whose sync is still to come.
+	if err := l.own.sync(math.MaxInt64); err != nil {
 		l.retire(false)
 		return fmt.Errorf("checkpoint: extending a segment: %w", err)
 	}
@@ -421,7 +477,9 @@ func (j *Journal) newSegment(ctx context.Context) error {
 			f.Close()
 			return fmt.Errorf("checkpoint: creating segment %s: %w", name, err)
 		}
-		l.own, l.owned = f, name
+		l.own, l.owned = &segFile{f: f}, name
+		l.own.written.Store(int64(len(segmentMagic)))
+		l.own.synced = int64(len(segmentMagic))
 		l.ownEnd, l.ownCap = int64(len(segmentMagic)), int64(len(head))
 		l.read[name] = l.ownEnd
 		l.segs[name] = &segStats{}
@@ -476,12 +534,13 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 		return nil, err
 	}
 	off := l.ownEnd
-	if _, err := l.own.WriteAt(fr, off); err != nil {
+	if _, err := l.own.f.WriteAt(fr, off); err != nil {
 		l.retire(true)
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
-	f, seg, seq := l.own, l.owned, r.Seq
-	l.ownEnd = off + int64(len(fr))
+	s, seg, seq, end := l.own, l.owned, r.Seq, off+int64(len(fr))
+	l.ownEnd = end
+	s.written.Store(end)
 	l.read[seg] = l.ownEnd
 	j.next = r.Seq + 1
 	var b [8]byte
@@ -500,7 +559,7 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 	j.unsaved = nil
 	j.add(r, int64(len(data)))
 	return func(locked bool) error {
-		err := f.Sync()
+		err := s.sync(end)
 		if err == nil {
 			return nil
 		}
@@ -508,10 +567,7 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 			j.mu.Lock()
 			defer j.mu.Unlock()
 		}
-		if ok, retired := l.retired[f]; retired && ok && errors.Is(err, fs.ErrClosed) {
-			return nil // synced whole as it was retired
-		}
-		if l.own == f {
+		if l.own == s {
 			// What the failed sync left is unknown: the segment
 			// takes nothing more.
 			l.retire(false)

@@ -1,12 +1,16 @@
 package checkpoint
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/fencefs/fencefs/backend"
@@ -454,5 +458,86 @@ func TestSegmentsAdopted(t *testing.T) {
 	}
 	if got := e.file(); got != "value: v0\n" {
 		t.Errorf("f.txt after restoring to 0: %q", got)
+	}
+}
+
+// failingOpener opens the store's log files through a local.FS and, once
+// armed, makes the next Sync of a segment fail: the way the kernel reports
+// a failed write-back, once per open file description, later syncs of the
+// same descriptor succeeding although the data they were to make durable
+// is lost. EIO cannot be had from a real disk without root, hence this.
+type failingOpener struct {
+	backend.LogOpener
+	fail   atomic.Bool
+	failed chan struct{} // closed when the armed sync has failed
+}
+
+func (o *failingOpener) OpenLog(ctx context.Context, name string, create bool) (backend.LogFile, error) {
+	f, err := o.LogOpener.OpenLog(ctx, name, create)
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	return &failingLog{LogFile: f, o: o}, nil
+}
+
+type failingLog struct {
+	backend.LogFile
+	o *failingOpener
+}
+
+func (f *failingLog) Sync() error {
+	if f.o.fail.CompareAndSwap(true, false) {
+		f.LogFile.Sync()
+		close(f.o.failed)
+		return &fs.PathError{Op: "sync", Path: "segment", Err: syscall.EIO}
+	}
+	return f.LogFile.Sync()
+}
+
+// TestSegmentSyncFailureSticky: once a sync of a segment failed, no
+// record written to it before is reported durable, though the descriptor's
+// next sync succeeds (here: one by a call whose sync runs while the
+// failed one's call has not yet taken the journal's lock to retire the
+// segment), and the journal writes its next record to a new segment.
+func TestSegmentSyncFailureSticky(t *testing.T) {
+	e := newSegEnv(t)
+	j := e.j
+	o := &failingOpener{LogOpener: j.log.opener, failed: make(chan struct{})}
+	j.log.opener = o
+	write := func() func(bool) error {
+		t.Helper()
+		r := &record{Type: typeAfter}
+		data, err := j.prepare(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sync, err := j.writeLogRecord(t.Context(), r, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sync
+	}
+	j.mu.Lock()
+	a, b := write(), write()
+	seg := j.log.owned
+	o.fail.Store(true)
+	aErr := make(chan error)
+	go func() { aErr <- a(false) }()
+	<-o.failed
+	if err := b(true); err == nil { // this goroutine holds mu
+		t.Error("a record written before a failed sync of its segment was reported durable")
+	}
+	j.mu.Unlock()
+	if err := <-aErr; err == nil {
+		t.Fatal("the failing sync succeeded")
+	}
+	j.mu.Lock()
+	c := write()
+	if j.log.owned == seg {
+		t.Error("the journal wrote on to a segment whose sync failed")
+	}
+	j.mu.Unlock()
+	if err := c(false); err != nil {
+		t.Errorf("a record in the next segment: %v", err)
 	}
 }
