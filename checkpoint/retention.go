@@ -291,7 +291,9 @@ func (j *Journal) collectSegment(ctx context.Context, f backend.LogFile, name, p
 	if err != nil {
 		return false, err
 	}
-	j.take(recs)
+	if err := j.take(recs); err != nil {
+		return false, err
+	}
 	st := l.segs[name]
 	if st.max > j.cut {
 		return false, nil

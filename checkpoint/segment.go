@@ -360,18 +360,22 @@ func (j *Journal) openSeqLock(ctx context.Context) (backend.LogFile, error) {
 // lockSeq opens (when need be) and locks journal/seq.lock, and returns the
 // highest sequence number appended it holds. A lock file removed since it
 // was opened (the store's journal directory replaced) is opened again.
-func (j *Journal) lockSeq(ctx context.Context) (uint64, error) {
+// fresh tells that the number is not to be trusted: the lock file was
+// (re)opened by this call, so it may be new while the store holds records
+// past it, or it holds no number yet.
+func (j *Journal) lockSeq(ctx context.Context) (last uint64, fresh bool, err error) {
 	l := j.log
 	for range 3 {
 		if l.seqf == nil {
+			fresh = true
 			f, err := j.openSeqLock(ctx)
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			l.seqf = f
 		}
 		if err := l.seqf.Lock(); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		gone, err := l.seqf.Removed()
 		if err == nil && !gone {
@@ -379,20 +383,20 @@ func (j *Journal) lockSeq(ctx context.Context) (uint64, error) {
 			n, err := l.seqf.ReadAt(b[:], 0)
 			if err != nil && !errors.Is(err, io.EOF) {
 				l.seqf.Unlock()
-				return 0, err
+				return 0, false, err
 			}
 			if n < len(b) {
-				return 0, nil
+				return 0, true, nil
 			}
-			return binary.BigEndian.Uint64(b[:]), nil
+			return binary.BigEndian.Uint64(b[:]), fresh, nil
 		}
 		l.seqf.Close()
 		l.seqf = nil
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
-	return 0, errors.New("checkpoint: the journal's lock file keeps being removed")
+	return 0, false, errors.New("checkpoint: the journal's lock file keeps being removed")
 }
 
 // retire stops writing to the journal's segment (it is full, to be
@@ -506,7 +510,7 @@ func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) erro
 // mu. The caller holds mu.
 func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (sync func(locked bool) error, err error) {
 	l := j.log
-	last, err := j.lockSeq(ctx)
+	last, fresh, err := j.lockSeq(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
@@ -516,8 +520,11 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 			l.seqf.Unlock()
 		}
 	}()
-	if last >= j.next {
-		// Another journal appended since this one last looked.
+	if fresh || last+1 != j.next {
+		// Another journal appended since this one last looked (last
+		// is ahead), or the lock file cannot tell: it is new, empty or
+		// behind what this journal knows was taken (the lock file was
+		// removed and made again). The store itself tells then.
 		if err := j.refresh(ctx); err != nil {
 			return nil, err
 		}

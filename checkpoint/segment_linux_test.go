@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/local"
@@ -539,5 +540,56 @@ func TestSegmentSyncFailureSticky(t *testing.T) {
 	j.mu.Unlock()
 	if err := c(false); err != nil {
 		t.Errorf("a record in the next segment: %v", err)
+	}
+}
+
+// TestSegmentSeqLockRecreated: a journal that finds journal/seq.lock
+// made again (removed meanwhile) numbers its next record past every
+// record in the store, not from the new lock file's empty count.
+func TestSegmentSeqLockRecreated(t *testing.T) {
+	e := newSegEnv(t)
+	j2 := e.open(Options{})
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.edit(j2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.storeDir, "journal", seqLockName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.edit(e.j, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1, 2, 3}) {
+		t.Errorf("a journal opened afterwards finds changes %v, want [1 2 3]", got)
+	}
+}
+
+// TestSegmentDuplicateSeq: two records of one sequence number in the
+// store (journals that numbered without one lock) fail the journal's
+// open with an error naming both, rather than one being dropped.
+func TestSegmentDuplicateSeq(t *testing.T) {
+	e := newSegEnv(t)
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Another journal's record 1, as an object.
+	r := &record{Seq: 1, Type: typeAfter, Time: time.Now().UTC()}
+	data, err := encodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.storeDir, "journal", recordName(1)), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	_, err = Open(t.Context(), e.ns, store, Options{Segments: true})
+	if err == nil || !strings.Contains(err.Error(), "record 1 is in the store twice") {
+		t.Fatalf("open with record 1 twice: %v", err)
 	}
 }
