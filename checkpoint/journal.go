@@ -450,6 +450,24 @@ func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 		}
+		if j.segmented(ctx) {
+			// journal/seq.lock appeared while the record was written:
+			// a journal keeping segments may have numbered a frame
+			// without seeing it (a journal that creates the lock file
+			// reads the store first, so one created after this look
+			// sees the object). Take the object back and write the
+			// record as a frame, numbered under the lock.
+			if err := j.removeObject(ctx, j.storePath("journal/"+recordName(r.Seq))); err != nil {
+				return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
+			}
+			if err := j.refresh(ctx); err != nil {
+				return err
+			}
+			if j.log != nil {
+				return j.putLogRecord(ctx, r, data)
+			}
+			continue
+		}
 		j.unsaved = nil
 		j.add(r, int64(len(data)))
 		return nil

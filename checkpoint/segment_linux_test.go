@@ -593,3 +593,56 @@ func TestSegmentDuplicateSeq(t *testing.T) {
 		t.Fatalf("open with record 1 twice: %v", err)
 	}
 }
+
+// racingStore is a local store that runs before once, just before the
+// first record written as an object.
+type racingStore struct {
+	*local.FS
+	before func()
+}
+
+func (s *racingStore) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
+	if f := s.before; f != nil && strings.HasPrefix(name, "journal/") && strings.HasSuffix(name, ".json") {
+		s.before = nil
+		f()
+	}
+	return s.FS.OpenWrite(ctx, name, opts)
+}
+
+// TestSegmentsAdoptedRace: a journal keeping records as objects (the
+// CLI's) that finds no journal/seq.lock, and one keeping segments that
+// creates it and writes its first record between that look and the
+// object's creation, end with two records of two sequence numbers.
+func TestSegmentsAdoptedRace(t *testing.T) {
+	e := newSegEnv(t)
+	fsys, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	store := &racingStore{FS: fsys}
+	plain, err := Open(t.Context(), e.ns, store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.log != nil {
+		t.Fatal("a journal without Segments on an empty store keeps segments")
+	}
+	put := func(j *Journal) {
+		t.Helper()
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if err := j.write(t.Context(), &record{Type: typeAfter}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.before = func() { put(e.j) }
+	put(plain)
+	if store.before != nil {
+		t.Fatal("the object journal wrote no object")
+	}
+	third := e.open(Options{})
+	if got := third.order; !slices.Equal(got, []uint64{1, 2}) {
+		t.Errorf("records %v, want [1 2]", got)
+	}
+}
