@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,19 +497,29 @@ func (j *Journal) newSegment(ctx context.Context) error {
 // journal's segment, takes it into the journal and returns once it is
 // durable. The caller holds mu.
 func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) error {
-	sync, err := j.writeLogRecord(ctx, r, data)
+	sync, err := j.writeLogRecord(ctx, r, data, false)
 	if err != nil {
 		return err
 	}
-	return sync(true)
+	if err := sync(true); err != nil {
+		return err
+	}
+	j.unsaved = nil
+	j.add(r, int64(j.log.locs[r.Seq].n))
+	return nil
 }
 
 // writeLogRecord writes r, encoded as data, as the next frame of the
-// journal's segment and takes it into the journal; its sequence number is
-// the next one no journal sharing the store took. The record is durable
-// once sync returns nil; sync's argument tells whether its caller holds
-// mu. The caller holds mu.
-func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (sync func(locked bool) error, err error) {
+// journal's segment; its sequence number is the next one no journal
+// sharing the store took. The record is durable once sync returns nil;
+// sync's argument tells whether its caller holds mu. With early, the
+// record is taken into the journal at once (so that the next record, which
+// may be written before this one's sync, carries the after-states not in
+// this one), and a failed sync takes it out again and gives its
+// after-states back to the next record: the journal never shows a change
+// that was refused. Without, the caller takes it in once sync succeeded.
+// The caller holds mu.
+func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte, early bool) (sync func(locked bool) error, err error) {
 	l := j.log
 	last, fresh, err := j.lockSeq(ctx)
 	if err != nil {
@@ -563,8 +574,10 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 	st.count++
 	st.max = max(st.max, r.Seq)
 	l.locs[r.Seq] = recLoc{seg: seg, off: off + frameHeader, n: len(data)}
-	j.unsaved = nil
-	j.add(r, int64(len(data)))
+	if early {
+		j.unsaved = nil
+		j.add(r, int64(len(data)))
+	}
 	return func(locked bool) error {
 		err := s.sync(end)
 		if err == nil {
@@ -579,6 +592,32 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 			// takes nothing more.
 			l.retire(false)
 		}
+		if early {
+			j.unadd(r)
+		} else if loc, ok := l.locs[seq]; ok && loc.seg == seg {
+			delete(l.locs, seq)
+		}
 		return fmt.Errorf("checkpoint: syncing record %d: %w", seq, err)
 	}, nil
+}
+
+// unadd takes back out of the in-memory journal the record r, taken in
+// early (writeLogRecord) and not durable after all, and gives the
+// after-states it carried back to the next record. The caller holds mu.
+func (j *Journal) unadd(r *record) {
+	if j.recs[r.Seq] != r {
+		return // dropped meanwhile (pruned)
+	}
+	delete(j.recs, r.Seq)
+	j.setSize(r.Seq, -1)
+	if i, ok := slices.BinarySearch(j.order, r.Seq); ok {
+		j.order = slices.Delete(j.order, i, i+1)
+	}
+	for h, seq := range j.inlined {
+		if seq == r.Seq {
+			delete(j.inlined, h)
+		}
+	}
+	delete(j.log.locs, r.Seq)
+	j.unsaved = append(slices.Clone(r.Afters), j.unsaved...)
 }

@@ -369,7 +369,7 @@ func TestSegmentRetiredSync(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sync, err := j.writeLogRecord(t.Context(), r, data)
+		sync, err := j.writeLogRecord(t.Context(), r, data, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -512,7 +512,7 @@ func TestSegmentSyncFailureSticky(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sync, err := j.writeLogRecord(t.Context(), r, data)
+		sync, err := j.writeLogRecord(t.Context(), r, data, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -644,5 +644,41 @@ func TestSegmentsAdoptedRace(t *testing.T) {
 	third := e.open(Options{})
 	if got := third.order; !slices.Equal(got, []uint64{1, 2}) {
 		t.Errorf("records %v, want [1 2]", got)
+	}
+}
+
+// TestSegmentSyncFailureForgotten: an edit refused because its record's
+// sync failed leaves no checkpoint behind in the journal, and the
+// after-states its record was to carry go with the next record.
+func TestSegmentSyncFailureForgotten(t *testing.T) {
+	e := newSegEnv(t)
+	j := e.j
+	o := &failingOpener{LogOpener: j.log.opener, failed: make(chan struct{})}
+	j.log.opener = o
+	if err := e.edit(j, 0); err != nil {
+		t.Fatal(err)
+	}
+	o.fail.Store(true)
+	if err := e.edit(j, 1); err == nil || o.fail.Load() {
+		t.Fatalf("an edit whose record's sync failed: %v (sync armed still: %v)", err, o.fail.Load())
+	}
+	if got := e.file(); got != "value: v1\n" {
+		t.Fatalf("f.txt after the refused edit: %q", got)
+	}
+	if got := changes(j); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes after a refused edit: %v, want [1]", got)
+	}
+	if err := e.edit(j, 1); err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	last := j.order[len(j.order)-1]
+	r, err := j.readRecord(t.Context(), last)
+	j.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Afters, func(a afterState) bool { return a.Seq == 1 }) {
+		t.Errorf("record %d carries after-states %+v, none of change 1", last, r.Afters)
 	}
 }
