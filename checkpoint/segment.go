@@ -375,7 +375,7 @@ func (j *Journal) lockSeq(ctx context.Context) (last uint64, fresh bool, err err
 			}
 			l.seqf = f
 		}
-		if err := l.seqf.Lock(); err != nil {
+		if err := lockBounded(ctx, l.seqf); err != nil {
 			return 0, false, err
 		}
 		gone, err := l.seqf.Removed()
@@ -620,4 +620,26 @@ func (j *Journal) unadd(r *record) {
 	}
 	delete(j.log.locs, r.Seq)
 	j.unsaved = append(slices.Clone(r.Afters), j.unsaved...)
+}
+
+// lockBounded takes f's lock, waiting no longer than ctx allows: another
+// holder that never lets go (a stopped process sharing the store) fails
+// the call by its deadline instead of holding it, and the journal's mu,
+// for ever.
+func lockBounded(ctx context.Context, f backend.LogFile) error {
+	wait := 100 * time.Microsecond
+	for {
+		ok, err := f.TryLock()
+		if err != nil || ok {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("checkpoint: waiting for %s: %w", seqLockName, context.Cause(ctx))
+		case <-t.C:
+		}
+		wait = min(2*wait, 20*time.Millisecond)
+	}
 }

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -680,5 +681,47 @@ func TestSegmentSyncFailureForgotten(t *testing.T) {
 	}
 	if !slices.ContainsFunc(r.Afters, func(a afterState) bool { return a.Seq == 1 }) {
 		t.Errorf("record %d carries after-states %+v, none of change 1", last, r.Afters)
+	}
+}
+
+// TestSegmentSeqLockBounded: a record waiting for journal/seq.lock, which
+// another holder keeps (a stopped process sharing the store), fails when
+// its call's context ends instead of waiting for ever.
+func TestSegmentSeqLockBounded(t *testing.T) {
+	e := newSegEnv(t)
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	other, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	holder, err := other.OpenLog(t.Context(), "journal/"+seqLockName, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		e.j.mu.Lock()
+		defer e.j.mu.Unlock()
+		done <- e.j.write(ctx, &record{Type: typeAfter})
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("a record whose call ended waiting for the lock: %v", err)
+		}
+	case <-time.After(time.Minute):
+		holder.Unlock()
+		t.Fatal("a record waited for the lock past its call's end")
+	}
+	if got := changes(e.j); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes: %v, want [1]", got)
 	}
 }
