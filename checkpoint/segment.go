@@ -480,6 +480,11 @@ func (j *Journal) newSegment(ctx context.Context) error {
 		}
 		if err != nil {
 			f.Close()
+			// Nothing in it was ever a record: left, every journal
+			// would read it at every look, and no prune collects it.
+			if rerr := j.removeObject(ctx, j.storePath("journal/"+name)); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
 			return fmt.Errorf("checkpoint: creating segment %s: %w", name, err)
 		}
 		l.own, l.owned = &segFile{f: f}, name

@@ -725,3 +725,27 @@ func TestSegmentSeqLockBounded(t *testing.T) {
 		t.Errorf("changes: %v, want [1]", got)
 	}
 }
+
+// TestSegmentCreationFailureRemoved: a segment whose creation failed (its
+// head's sync) is removed, not left for every journal to read again.
+func TestSegmentCreationFailureRemoved(t *testing.T) {
+	e := newSegEnv(t)
+	o := &failingOpener{LogOpener: e.j.log.opener, failed: make(chan struct{})}
+	e.j.log.opener = o
+	o.fail.Store(true)
+	e.j.mu.Lock()
+	err := e.j.write(t.Context(), &record{Type: typeAfter})
+	e.j.mu.Unlock()
+	if err == nil {
+		t.Fatal("a record whose segment's creation failed was written")
+	}
+	if segs := e.segments(); len(segs) != 0 {
+		t.Errorf("segments left after a failed creation: %v", segs)
+	}
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes: %v, want [1]", got)
+	}
+}
