@@ -44,7 +44,8 @@ import (
 //
 // Sequence numbers stay unique across journals through journal/seq.lock:
 // a writer locks it (flock), reads the highest sequence number appended
-// (8 bytes), reads the other segments when it is not its own last, takes
+// (8 bytes), reads the other segments when it is not its own last (or
+// cannot be trusted: the lock file new to it, empty or behind), takes
 // the next number, appends, writes the number back and unlocks; the data
 // sync runs after the unlock. The number is a hint that is never synced:
 // after a crash every journal reads every segment when it opens.
