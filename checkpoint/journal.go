@@ -248,6 +248,12 @@ func (j *Journal) refresh(ctx context.Context) error {
 			}
 		}
 		if j.log != nil && isSegmentName(e.Name) && e.IsRegular() {
+			st := j.log.segs[e.Name]
+			if st == nil {
+				st = &segStats{}
+				j.log.segs[e.Name] = st
+			}
+			st.mod = e.ModTime
 			recs, err := j.readSegment(ctx, e.Name, e.Size)
 			if err != nil {
 				return err

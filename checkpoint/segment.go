@@ -234,9 +234,17 @@ func (s *segFile) close(sync bool) {
 
 // segStats is what one segment holds, as far as it was read.
 type segStats struct {
-	count int    // records
-	max   uint64 // highest sequence number
+	count int       // records
+	max   uint64    // highest sequence number
+	mod   time.Time // the file's modification time at the last look
 }
+
+// abandonedAge is how long after its last change a segment that holds no
+// record (no magic, or no frame: its creation was cut short by a crash)
+// is left before a prune removes it, when no journal holds its lock. A
+// journal locks its segment within moments of creating it, so a segment
+// that old and unlocked has no writer.
+const abandonedAge = time.Hour
 
 // recLoc is where a record's payload lies.
 type recLoc struct {

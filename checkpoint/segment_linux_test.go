@@ -749,3 +749,51 @@ func TestSegmentCreationFailureRemoved(t *testing.T) {
 		t.Errorf("changes: %v, want [1]", got)
 	}
 }
+
+// TestSegmentAbandonedCollected: a prune removes a segment file that
+// holds no record (no magic, or the magic and zeros only: a creation a
+// crash cut short), has not changed for abandonedAge and is locked by no
+// journal; a younger one is kept.
+func TestSegmentAbandonedCollected(t *testing.T) {
+	e := newSegEnv(t)
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(e.storeDir, "journal")
+	old := time.Now().Add(-2 * abandonedAge)
+	put := func(name string, data []byte, mod time.Time) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	zeros := make([]byte, fillMin)
+	magicOnly := append([]byte(segmentMagic), zeros...)
+	oldZeros := put(segmentName(old), zeros, old)
+	oldMagic := put(segmentName(old.Add(time.Second)), magicOnly, old)
+	young := put(segmentName(time.Now()), zeros, time.Now())
+	j2 := e.open(Options{})
+	res, err := j2.Prune(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Segments != 2 {
+		t.Errorf("prune removed %d segments, want 2", res.Segments)
+	}
+	for _, p := range []string{oldZeros, oldMagic} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("abandoned %s: %v", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a young empty segment: %v", err)
+	}
+	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes: %v, want [1]", got)
+	}
+}
