@@ -46,7 +46,9 @@ type LogFile interface {
 	// every process (and every other LogFile of the same file), waiting
 	// until it is free; Unlock releases it. TryLock takes it only if it
 	// is free at once and reports whether it did. Close releases it too,
-	// as does the end of the process.
+	// as does the end of the process. A Close while Lock waits does not
+	// wait for it, and that Lock then fails with fs.ErrClosed; a caller
+	// bound by a deadline loops on TryLock.
 	Lock() error
 	TryLock() (bool, error)
 	Unlock() error

@@ -223,7 +223,7 @@ func (j *Journal) capture(ctx context.Context, c *call, req *tools.ChangeRequest
 		// A segment's frame is written now (no wait); its sync is what
 		// the tool waits for, run along with the sync of its own
 		// staged bytes.
-		sync, err := j.writeLogRecord(ctx, r, data)
+		sync, err := j.writeLogRecord(ctx, r, data, true)
 		if err != nil {
 			return err
 		}
@@ -471,8 +471,8 @@ func (j *Journal) commit(e *entry) {
 // next record.
 func (j *Journal) setAfter(e *entry, path string, st State, explicit bool) {
 	i, ok := e.idx[path]
-	if !ok {
-		return
+	if !ok || j.recs[e.rec.Seq] != e.rec {
+		return // not a path of e, or e's record is not kept (it failed)
 	}
 	if explicit {
 		e.explicit[path] = true

@@ -248,6 +248,12 @@ func (j *Journal) refresh(ctx context.Context) error {
 			}
 		}
 		if j.log != nil && isSegmentName(e.Name) && e.IsRegular() {
+			st := j.log.segs[e.Name]
+			if st == nil {
+				st = &segStats{}
+				j.log.segs[e.Name] = st
+			}
+			st.mod = e.ModTime
 			recs, err := j.readSegment(ctx, e.Name, e.Size)
 			if err != nil {
 				return err
@@ -269,13 +275,32 @@ func (j *Journal) refresh(ctx context.Context) error {
 		}
 		found = append(found, loaded{r: r, size: int64(len(data))})
 	}
-	j.take(found)
-	return nil
+	return j.take(found)
 }
 
-// take adds the records found in the store to the journal, in order.
-func (j *Journal) take(found []loaded) {
+// take adds the records found in the store to the journal, in order. Two
+// records of one sequence number (in two places) are an error, and the
+// journal takes none of the records found: they are not the same change,
+// and keeping either would silently drop the other's pre-images.
+func (j *Journal) take(found []loaded) error {
 	slices.SortFunc(found, func(a, b loaded) int { return cmp.Compare(a.r.Seq, b.r.Seq) })
+	for i, f := range found {
+		if f.r.Seq <= j.cut {
+			continue
+		}
+		if i > 0 && found[i-1].r.Seq == f.r.Seq {
+			return duplicateError(f.r.Seq, found[i-1].loc, f.loc)
+		}
+		if _, have := j.recs[f.r.Seq]; have {
+			var at recLoc
+			if j.log != nil {
+				at = j.log.locs[f.r.Seq]
+			}
+			if at != f.loc {
+				return duplicateError(f.r.Seq, at, f.loc)
+			}
+		}
+	}
 	for _, f := range found {
 		if f.r.Seq >= j.next {
 			j.next = f.r.Seq + 1
@@ -288,6 +313,19 @@ func (j *Journal) take(found []loaded) {
 		}
 		j.add(f.r, f.size)
 	}
+	return nil
+}
+
+// duplicateError is the error of record seq found at a and at b.
+func duplicateError(seq uint64, a, b recLoc) error {
+	where := func(l recLoc) string {
+		if l.seg == "" {
+			return "journal/" + recordName(seq)
+		}
+		return fmt.Sprintf("segment %s at %d", l.seg, l.off)
+	}
+	return fmt.Errorf("checkpoint: record %d is in the store twice (%s and %s): journals sharing the store took one sequence number; "+
+		"move the newer aside (out of journal/) to open the journal again", seq, where(a), where(b))
 }
 
 // add takes the record r into the in-memory journal.
@@ -417,6 +455,24 @@ func (j *Journal) putRecord(ctx context.Context, r *record, data []byte) error {
 		}
 		if err != nil {
 			return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
+		}
+		if j.segmented(ctx) {
+			// journal/seq.lock appeared while the record was written:
+			// a journal keeping segments may have numbered a frame
+			// without seeing it (a journal that creates the lock file
+			// reads the store first, so one created after this look
+			// sees the object). Take the object back and write the
+			// record as a frame, numbered under the lock.
+			if err := j.removeObject(ctx, j.storePath("journal/"+recordName(r.Seq))); err != nil {
+				return fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
+			}
+			if err := j.refresh(ctx); err != nil {
+				return err
+			}
+			if j.log != nil {
+				return j.putLogRecord(ctx, r, data)
+			}
+			continue
 		}
 		j.unsaved = nil
 		j.add(r, int64(len(data)))

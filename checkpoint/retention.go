@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -237,13 +238,15 @@ func (j *Journal) spill(ctx context.Context, cut uint64) error {
 // cut: a segment is removed once every record it holds is pruned and no
 // journal writes to it any more (its writer holds its lock while it does;
 // this journal's own segment is given up first). A segment with no
-// record is kept (it may be one just created). It returns how many
+// record is kept (it may be one just created) unless it has not changed
+// for abandonedAge and no journal holds its lock. It returns how many
 // segments went.
 func (j *Journal) collectSegments(ctx context.Context) (int, error) {
 	l := j.log
 	removed := 0
 	for name, st := range l.segs {
-		if st.count == 0 || st.max > j.cut {
+		abandoned := !st.mod.IsZero() && time.Since(st.mod) > abandonedAge
+		if st.count == 0 && (!abandoned || name == l.owned) || st.max > j.cut {
 			continue
 		}
 		if name == l.owned {
@@ -291,7 +294,9 @@ func (j *Journal) collectSegment(ctx context.Context, f backend.LogFile, name, p
 	if err != nil {
 		return false, err
 	}
-	j.take(recs)
+	if err := j.take(recs); err != nil {
+		return false, err
+	}
 	st := l.segs[name]
 	if st.max > j.cut {
 		return false, nil

@@ -8,8 +8,12 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencefs/fencefs/backend"
@@ -40,7 +44,8 @@ import (
 //
 // Sequence numbers stay unique across journals through journal/seq.lock:
 // a writer locks it (flock), reads the highest sequence number appended
-// (8 bytes), reads the other segments when it is not its own last, takes
+// (8 bytes), reads the other segments when it is not its own last (or
+// cannot be trusted: the lock file new to it, empty or behind), takes
 // the next number, appends, writes the number back and unlocks; the data
 // sync runs after the unlock. The number is a hint that is never synced:
 // after a crash every journal reads every segment when it opens.
@@ -159,25 +164,87 @@ func isSegmentName(name string) bool {
 // journal's mu guards it.
 type segLog struct {
 	opener backend.LogOpener
-	seqf   backend.LogFile // journal/seq.lock; nil until the first append
-	own    backend.LogFile // the segment this journal appends to; nil until one is needed
-	owned  string          // its name
-	ownEnd int64           // where its next frame goes
-	ownCap int64           // its size: zeros from ownEnd on
-	// retired are the segments this journal wrote to before its
-	// current one, each with whether it was synced whole when it was
-	// closed: a record's sync that comes after is answered from it.
-	retired map[backend.LogFile]bool
-	read    map[string]int64     // bytes of each segment read (whole frames and magic)
-	segs    map[string]*segStats // what each segment read holds
-	locs    map[uint64]recLoc    // where each record kept lies
+	seqf   backend.LogFile      // journal/seq.lock; nil until the first append
+	own    *segFile             // the segment this journal appends to; nil until one is needed
+	owned  string               // its name
+	ownEnd int64                // where its next frame goes
+	ownCap int64                // its size: zeros from ownEnd on
+	read   map[string]int64     // bytes of each segment read (whole frames and magic)
+	segs   map[string]*segStats // what each segment read holds
+	locs   map[uint64]recLoc    // where each record kept lies
+}
+
+// segFile is a segment the journal writes to, with its sync state,
+// which the sync functions of its records share (they outlive the
+// journal's use of the segment). Every data sync of the segment goes
+// through sync: the kernel reports a failed write-back once per open file
+// description, so after one sync of the descriptor failed, a later one
+// may succeed although the data it was to make durable is lost. A failed
+// sync is therefore sticky: every record not known durable by then fails,
+// and the journal writes to the segment no more.
+type segFile struct {
+	f       backend.LogFile
+	written atomic.Int64 // end of the frames written (set under the journal's mu)
+
+	mu     sync.Mutex // guards what follows; taken after the journal's mu, never before
+	synced int64      // the frames up to here are durable
+	err    error      // why the segment's records past synced are not durable
+}
+
+// errGivenUp is the sync error of a record in a segment the journal gave
+// up (after a failed write, or the file removed) before it was synced.
+var errGivenUp = errors.New("its segment was given up before it was synced")
+
+// sync makes the frames up to end durable: at once when a sync covered
+// them already, with an error when a sync failed (now or before) or the
+// segment was given up first, by a data sync otherwise, which covers
+// every frame written when it starts (those written meanwhile by other
+// calls too: their syncs then return at once).
+func (s *segFile) sync(end int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if end <= s.synced {
+		return nil
+	}
+	if s.err != nil {
+		return s.err
+	}
+	upTo := s.written.Load()
+	if err := s.f.Sync(); err != nil {
+		s.err = err
+		return err
+	}
+	s.synced = max(s.synced, upTo)
+	return nil
+}
+
+// close closes the segment's file, after a last sync of all its frames
+// with sync; without, the frames not synced yet are given up.
+func (s *segFile) close(sync bool) {
+	if sync {
+		s.sync(s.written.Load()) // a failure is kept in s.err
+	}
+	s.mu.Lock()
+	if s.err == nil && s.synced < s.written.Load() {
+		s.err = errGivenUp
+	}
+	s.f.Close()
+	s.mu.Unlock()
 }
 
 // segStats is what one segment holds, as far as it was read.
 type segStats struct {
-	count int    // records
-	max   uint64 // highest sequence number
+	count int       // records
+	max   uint64    // highest sequence number
+	mod   time.Time // the file's modification time at the last look
 }
+
+// abandonedAge is how long after its last change a segment that holds no
+// record (no magic, or no frame: its creation was cut short by a crash)
+// is left before a prune removes it, when no journal holds its lock. A
+// journal locks its segment within moments of creating it, so a segment
+// that old and unlocked has no writer.
+const abandonedAge = time.Hour
 
 // recLoc is where a record's payload lies.
 type recLoc struct {
@@ -262,8 +329,10 @@ func (j *Journal) readLogRecord(ctx context.Context, seq uint64) (*record, error
 	if !ok {
 		return nil, fmt.Errorf("record %d: not in any segment", seq)
 	}
-	f := j.log.own
-	if loc.seg != j.log.owned || f == nil {
+	var f backend.LogFile
+	if loc.seg == j.log.owned && j.log.own != nil {
+		f = j.log.own.f
+	} else {
 		var err error
 		f, err = j.log.opener.OpenLog(ctx, j.storePath("journal/"+loc.seg), false)
 		if err != nil {
@@ -301,18 +370,22 @@ func (j *Journal) openSeqLock(ctx context.Context) (backend.LogFile, error) {
 // lockSeq opens (when need be) and locks journal/seq.lock, and returns the
 // highest sequence number appended it holds. A lock file removed since it
 // was opened (the store's journal directory replaced) is opened again.
-func (j *Journal) lockSeq(ctx context.Context) (uint64, error) {
+// fresh tells that the number is not to be trusted: the lock file was
+// (re)opened by this call, so it may be new while the store holds records
+// past it, or it holds no number yet.
+func (j *Journal) lockSeq(ctx context.Context) (last uint64, fresh bool, err error) {
 	l := j.log
 	for range 3 {
 		if l.seqf == nil {
+			fresh = true
 			f, err := j.openSeqLock(ctx)
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			l.seqf = f
 		}
-		if err := l.seqf.Lock(); err != nil {
-			return 0, err
+		if err := lockBounded(ctx, l.seqf); err != nil {
+			return 0, false, err
 		}
 		gone, err := l.seqf.Removed()
 		if err == nil && !gone {
@@ -320,20 +393,20 @@ func (j *Journal) lockSeq(ctx context.Context) (uint64, error) {
 			n, err := l.seqf.ReadAt(b[:], 0)
 			if err != nil && !errors.Is(err, io.EOF) {
 				l.seqf.Unlock()
-				return 0, err
+				return 0, false, err
 			}
 			if n < len(b) {
-				return 0, nil
+				return 0, true, nil
 			}
-			return binary.BigEndian.Uint64(b[:]), nil
+			return binary.BigEndian.Uint64(b[:]), fresh, nil
 		}
 		l.seqf.Close()
 		l.seqf = nil
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
-	return 0, errors.New("checkpoint: the journal's lock file keeps being removed")
+	return 0, false, errors.New("checkpoint: the journal's lock file keeps being removed")
 }
 
 // retire stops writing to the journal's segment (it is full, to be
@@ -346,12 +419,7 @@ func (l *segLog) retire(sync bool) {
 	if l.own == nil {
 		return
 	}
-	ok := sync && l.own.Sync() == nil
-	if l.retired == nil {
-		l.retired = map[backend.LogFile]bool{}
-	}
-	l.retired[l.own] = ok
-	l.own.Close()
+	l.own.close(sync)
 	l.own, l.owned, l.ownEnd, l.ownCap = nil, "", 0, 0
 }
 
@@ -363,7 +431,7 @@ func (l *segLog) retire(sync bool) {
 func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 	l := j.log
 	if l.own != nil {
-		gone, err := l.own.Removed()
+		gone, err := l.own.f.Removed()
 		switch {
 		case err != nil || gone:
 			l.retire(false)
@@ -380,11 +448,13 @@ func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 		return nil
 	}
 	fill := max(int64(n), min(max(l.ownCap, fillMin), fillMax))
-	if _, err := l.own.WriteAt(make([]byte, fill), l.ownCap); err != nil {
+	if _, err := l.own.f.WriteAt(make([]byte, fill), l.ownCap); err != nil {
 		l.retire(true)
 		return fmt.Errorf("checkpoint: extending a segment: %w", err)
 	}
-	if err := l.own.Sync(); err != nil {
+	// Through the segment's sync state: a failure also fails the
+	// records written before whose sync is still to come.
+	if err := l.own.sync(math.MaxInt64); err != nil {
 		l.retire(false)
 		return fmt.Errorf("checkpoint: extending a segment: %w", err)
 	}
@@ -419,9 +489,16 @@ func (j *Journal) newSegment(ctx context.Context) error {
 		}
 		if err != nil {
 			f.Close()
+			// Nothing in it was ever a record: left, every journal
+			// would read it at every look, and no prune collects it.
+			if rerr := j.removeObject(ctx, j.storePath("journal/"+name)); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
 			return fmt.Errorf("checkpoint: creating segment %s: %w", name, err)
 		}
-		l.own, l.owned = f, name
+		l.own, l.owned = &segFile{f: f}, name
+		l.own.written.Store(int64(len(segmentMagic)))
+		l.own.synced = int64(len(segmentMagic))
 		l.ownEnd, l.ownCap = int64(len(segmentMagic)), int64(len(head))
 		l.read[name] = l.ownEnd
 		l.segs[name] = &segStats{}
@@ -434,21 +511,31 @@ func (j *Journal) newSegment(ctx context.Context) error {
 // journal's segment, takes it into the journal and returns once it is
 // durable. The caller holds mu.
 func (j *Journal) putLogRecord(ctx context.Context, r *record, data []byte) error {
-	sync, err := j.writeLogRecord(ctx, r, data)
+	sync, err := j.writeLogRecord(ctx, r, data, false)
 	if err != nil {
 		return err
 	}
-	return sync(true)
+	if err := sync(true); err != nil {
+		return err
+	}
+	j.unsaved = nil
+	j.add(r, int64(j.log.locs[r.Seq].n))
+	return nil
 }
 
 // writeLogRecord writes r, encoded as data, as the next frame of the
-// journal's segment and takes it into the journal; its sequence number is
-// the next one no journal sharing the store took. The record is durable
-// once sync returns nil; sync's argument tells whether its caller holds
-// mu. The caller holds mu.
-func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (sync func(locked bool) error, err error) {
+// journal's segment; its sequence number is the next one no journal
+// sharing the store took. The record is durable once sync returns nil;
+// sync's argument tells whether its caller holds mu. With early, the
+// record is taken into the journal at once (so that the next record, which
+// may be written before this one's sync, carries the after-states not in
+// this one), and a failed sync takes it out again and gives its
+// after-states back to the next record: the journal never shows a change
+// that was refused. Without, the caller takes it in once sync succeeded.
+// The caller holds mu.
+func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte, early bool) (sync func(locked bool) error, err error) {
 	l := j.log
-	last, err := j.lockSeq(ctx)
+	last, fresh, err := j.lockSeq(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
@@ -458,8 +545,11 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 			l.seqf.Unlock()
 		}
 	}()
-	if last >= j.next {
-		// Another journal appended since this one last looked.
+	if fresh || last+1 != j.next {
+		// Another journal appended since this one last looked (last
+		// is ahead), or the lock file cannot tell: it is new, empty or
+		// behind what this journal knows was taken (the lock file was
+		// removed and made again). The store itself tells then.
 		if err := j.refresh(ctx); err != nil {
 			return nil, err
 		}
@@ -476,12 +566,13 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 		return nil, err
 	}
 	off := l.ownEnd
-	if _, err := l.own.WriteAt(fr, off); err != nil {
+	if _, err := l.own.f.WriteAt(fr, off); err != nil {
 		l.retire(true)
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
-	f, seg, seq := l.own, l.owned, r.Seq
-	l.ownEnd = off + int64(len(fr))
+	s, seg, seq, end := l.own, l.owned, r.Seq, off+int64(len(fr))
+	l.ownEnd = end
+	s.written.Store(end)
 	l.read[seg] = l.ownEnd
 	j.next = r.Seq + 1
 	var b [8]byte
@@ -497,10 +588,12 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 	st.count++
 	st.max = max(st.max, r.Seq)
 	l.locs[r.Seq] = recLoc{seg: seg, off: off + frameHeader, n: len(data)}
-	j.unsaved = nil
-	j.add(r, int64(len(data)))
+	if early {
+		j.unsaved = nil
+		j.add(r, int64(len(data)))
+	}
 	return func(locked bool) error {
-		err := f.Sync()
+		err := s.sync(end)
 		if err == nil {
 			return nil
 		}
@@ -508,14 +601,59 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte) (s
 			j.mu.Lock()
 			defer j.mu.Unlock()
 		}
-		if ok, retired := l.retired[f]; retired && ok && errors.Is(err, fs.ErrClosed) {
-			return nil // synced whole as it was retired
-		}
-		if l.own == f {
+		if l.own == s {
 			// What the failed sync left is unknown: the segment
 			// takes nothing more.
 			l.retire(false)
 		}
+		if early {
+			j.unadd(r)
+		} else if loc, ok := l.locs[seq]; ok && loc.seg == seg {
+			delete(l.locs, seq)
+		}
 		return fmt.Errorf("checkpoint: syncing record %d: %w", seq, err)
 	}, nil
+}
+
+// unadd takes back out of the in-memory journal the record r, taken in
+// early (writeLogRecord) and not durable after all, and gives the
+// after-states it carried back to the next record. The caller holds mu.
+func (j *Journal) unadd(r *record) {
+	if j.recs[r.Seq] != r {
+		return // dropped meanwhile (pruned)
+	}
+	delete(j.recs, r.Seq)
+	j.setSize(r.Seq, -1)
+	if i, ok := slices.BinarySearch(j.order, r.Seq); ok {
+		j.order = slices.Delete(j.order, i, i+1)
+	}
+	for h, seq := range j.inlined {
+		if seq == r.Seq {
+			delete(j.inlined, h)
+		}
+	}
+	delete(j.log.locs, r.Seq)
+	j.unsaved = append(slices.Clone(r.Afters), j.unsaved...)
+}
+
+// lockBounded takes f's lock, waiting no longer than ctx allows: another
+// holder that never lets go (a stopped process sharing the store) fails
+// the call by its deadline instead of holding it, and the journal's mu,
+// for ever.
+func lockBounded(ctx context.Context, f backend.LogFile) error {
+	wait := 100 * time.Microsecond
+	for {
+		ok, err := f.TryLock()
+		if err != nil || ok {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("checkpoint: waiting for %s: %w", seqLockName, context.Cause(ctx))
+		case <-t.C:
+		}
+		wait = min(2*wait, 20*time.Millisecond)
+	}
 }

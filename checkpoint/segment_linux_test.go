@@ -1,13 +1,19 @@
 package checkpoint
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/local"
@@ -364,7 +370,7 @@ func TestSegmentRetiredSync(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sync, err := j.writeLogRecord(t.Context(), r, data)
+		sync, err := j.writeLogRecord(t.Context(), r, data, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,5 +460,340 @@ func TestSegmentsAdopted(t *testing.T) {
 	}
 	if got := e.file(); got != "value: v0\n" {
 		t.Errorf("f.txt after restoring to 0: %q", got)
+	}
+}
+
+// failingOpener opens the store's log files through a local.FS and, once
+// armed, makes the next Sync of a segment fail: the way the kernel reports
+// a failed write-back, once per open file description, later syncs of the
+// same descriptor succeeding although the data they were to make durable
+// is lost. EIO cannot be had from a real disk without root, hence this.
+type failingOpener struct {
+	backend.LogOpener
+	fail   atomic.Bool
+	failed chan struct{} // closed when the armed sync has failed
+}
+
+func (o *failingOpener) OpenLog(ctx context.Context, name string, create bool) (backend.LogFile, error) {
+	f, err := o.LogOpener.OpenLog(ctx, name, create)
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	return &failingLog{LogFile: f, o: o}, nil
+}
+
+type failingLog struct {
+	backend.LogFile
+	o *failingOpener
+}
+
+func (f *failingLog) Sync() error {
+	if f.o.fail.CompareAndSwap(true, false) {
+		f.LogFile.Sync()
+		close(f.o.failed)
+		return &fs.PathError{Op: "sync", Path: "segment", Err: syscall.EIO}
+	}
+	return f.LogFile.Sync()
+}
+
+// TestSegmentSyncFailureSticky: once a sync of a segment failed, no
+// record written to it before is reported durable, though the descriptor's
+// next sync succeeds (here: one by a call whose sync runs while the
+// failed one's call has not yet taken the journal's lock to retire the
+// segment), and the journal writes its next record to a new segment.
+func TestSegmentSyncFailureSticky(t *testing.T) {
+	e := newSegEnv(t)
+	j := e.j
+	o := &failingOpener{LogOpener: j.log.opener, failed: make(chan struct{})}
+	j.log.opener = o
+	write := func() func(bool) error {
+		t.Helper()
+		r := &record{Type: typeAfter}
+		data, err := j.prepare(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sync, err := j.writeLogRecord(t.Context(), r, data, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sync
+	}
+	j.mu.Lock()
+	a, b := write(), write()
+	seg := j.log.owned
+	o.fail.Store(true)
+	aErr := make(chan error)
+	go func() { aErr <- a(false) }()
+	<-o.failed
+	if err := b(true); err == nil { // this goroutine holds mu
+		t.Error("a record written before a failed sync of its segment was reported durable")
+	}
+	j.mu.Unlock()
+	if err := <-aErr; err == nil {
+		t.Fatal("the failing sync succeeded")
+	}
+	j.mu.Lock()
+	c := write()
+	if j.log.owned == seg {
+		t.Error("the journal wrote on to a segment whose sync failed")
+	}
+	j.mu.Unlock()
+	if err := c(false); err != nil {
+		t.Errorf("a record in the next segment: %v", err)
+	}
+}
+
+// TestSegmentSeqLockRecreated: a journal that finds journal/seq.lock
+// made again (removed meanwhile) numbers its next record past every
+// record in the store, not from the new lock file's empty count.
+func TestSegmentSeqLockRecreated(t *testing.T) {
+	e := newSegEnv(t)
+	j2 := e.open(Options{})
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.edit(j2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.storeDir, "journal", seqLockName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.edit(e.j, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1, 2, 3}) {
+		t.Errorf("a journal opened afterwards finds changes %v, want [1 2 3]", got)
+	}
+}
+
+// TestSegmentDuplicateSeq: two records of one sequence number in the
+// store (journals that numbered without one lock) fail the journal's
+// open with an error naming both, rather than one being dropped.
+func TestSegmentDuplicateSeq(t *testing.T) {
+	e := newSegEnv(t)
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Another journal's record 1, as an object.
+	r := &record{Seq: 1, Type: typeAfter, Time: time.Now().UTC()}
+	data, err := encodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.storeDir, "journal", recordName(1)), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	_, err = Open(t.Context(), e.ns, store, Options{Segments: true})
+	if err == nil || !strings.Contains(err.Error(), "record 1 is in the store twice") {
+		t.Fatalf("open with record 1 twice: %v", err)
+	}
+}
+
+// racingStore is a local store that runs before once, just before the
+// first record written as an object.
+type racingStore struct {
+	*local.FS
+	before func()
+}
+
+func (s *racingStore) OpenWrite(ctx context.Context, name string, opts backend.WriteOptions) (backend.FileWriter, error) {
+	if f := s.before; f != nil && strings.HasPrefix(name, "journal/") && strings.HasSuffix(name, ".json") {
+		s.before = nil
+		f()
+	}
+	return s.FS.OpenWrite(ctx, name, opts)
+}
+
+// TestSegmentsAdoptedRace: a journal keeping records as objects (the
+// CLI's) that finds no journal/seq.lock, and one keeping segments that
+// creates it and writes its first record between that look and the
+// object's creation, end with two records of two sequence numbers.
+func TestSegmentsAdoptedRace(t *testing.T) {
+	e := newSegEnv(t)
+	fsys, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	store := &racingStore{FS: fsys}
+	plain, err := Open(t.Context(), e.ns, store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.log != nil {
+		t.Fatal("a journal without Segments on an empty store keeps segments")
+	}
+	put := func(j *Journal) {
+		t.Helper()
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if err := j.write(t.Context(), &record{Type: typeAfter}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.before = func() { put(e.j) }
+	put(plain)
+	if store.before != nil {
+		t.Fatal("the object journal wrote no object")
+	}
+	third := e.open(Options{})
+	if got := third.order; !slices.Equal(got, []uint64{1, 2}) {
+		t.Errorf("records %v, want [1 2]", got)
+	}
+}
+
+// TestSegmentSyncFailureForgotten: an edit refused because its record's
+// sync failed leaves no checkpoint behind in the journal, and the
+// after-states its record was to carry go with the next record.
+func TestSegmentSyncFailureForgotten(t *testing.T) {
+	e := newSegEnv(t)
+	j := e.j
+	o := &failingOpener{LogOpener: j.log.opener, failed: make(chan struct{})}
+	j.log.opener = o
+	if err := e.edit(j, 0); err != nil {
+		t.Fatal(err)
+	}
+	o.fail.Store(true)
+	if err := e.edit(j, 1); err == nil || o.fail.Load() {
+		t.Fatalf("an edit whose record's sync failed: %v (sync armed still: %v)", err, o.fail.Load())
+	}
+	if got := e.file(); got != "value: v1\n" {
+		t.Fatalf("f.txt after the refused edit: %q", got)
+	}
+	if got := changes(j); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes after a refused edit: %v, want [1]", got)
+	}
+	if err := e.edit(j, 1); err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	last := j.order[len(j.order)-1]
+	r, err := j.readRecord(t.Context(), last)
+	j.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Afters, func(a afterState) bool { return a.Seq == 1 }) {
+		t.Errorf("record %d carries after-states %+v, none of change 1", last, r.Afters)
+	}
+}
+
+// TestSegmentSeqLockBounded: a record waiting for journal/seq.lock, which
+// another holder keeps (a stopped process sharing the store), fails when
+// its call's context ends instead of waiting for ever.
+func TestSegmentSeqLockBounded(t *testing.T) {
+	e := newSegEnv(t)
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	other, err := local.New(e.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	holder, err := other.OpenLog(t.Context(), "journal/"+seqLockName, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		e.j.mu.Lock()
+		defer e.j.mu.Unlock()
+		done <- e.j.write(ctx, &record{Type: typeAfter})
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("a record whose call ended waiting for the lock: %v", err)
+		}
+	case <-time.After(time.Minute):
+		holder.Unlock()
+		t.Fatal("a record waited for the lock past its call's end")
+	}
+	if got := changes(e.j); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes: %v, want [1]", got)
+	}
+}
+
+// TestSegmentCreationFailureRemoved: a segment whose creation failed (its
+// head's sync) is removed, not left for every journal to read again.
+func TestSegmentCreationFailureRemoved(t *testing.T) {
+	e := newSegEnv(t)
+	o := &failingOpener{LogOpener: e.j.log.opener, failed: make(chan struct{})}
+	e.j.log.opener = o
+	o.fail.Store(true)
+	e.j.mu.Lock()
+	err := e.j.write(t.Context(), &record{Type: typeAfter})
+	e.j.mu.Unlock()
+	if err == nil {
+		t.Fatal("a record whose segment's creation failed was written")
+	}
+	if segs := e.segments(); len(segs) != 0 {
+		t.Errorf("segments left after a failed creation: %v", segs)
+	}
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes: %v, want [1]", got)
+	}
+}
+
+// TestSegmentAbandonedCollected: a prune removes a segment file that
+// holds no record (no magic, or the magic and zeros only: a creation a
+// crash cut short), has not changed for abandonedAge and is locked by no
+// journal; a younger one is kept.
+func TestSegmentAbandonedCollected(t *testing.T) {
+	e := newSegEnv(t)
+	if err := e.edit(e.j, 0); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(e.storeDir, "journal")
+	old := time.Now().Add(-2 * abandonedAge)
+	put := func(name string, data []byte, mod time.Time) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	zeros := make([]byte, fillMin)
+	magicOnly := append([]byte(segmentMagic), zeros...)
+	oldZeros := put(segmentName(old), zeros, old)
+	oldMagic := put(segmentName(old.Add(time.Second)), magicOnly, old)
+	young := put(segmentName(time.Now()), zeros, time.Now())
+	j2 := e.open(Options{})
+	res, err := j2.Prune(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Segments != 2 {
+		t.Errorf("prune removed %d segments, want 2", res.Segments)
+	}
+	for _, p := range []string{oldZeros, oldMagic} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("abandoned %s: %v", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a young empty segment: %v", err)
+	}
+	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("changes: %v, want [1]", got)
 	}
 }

@@ -204,10 +204,31 @@ func (l *logFile) Removed() (bool, error) {
 	return err == nil && st.Nlink == 0, err
 }
 
+// Lock waits for the lock on a duplicate of the descriptor (one open file
+// description, so one lock), holding no mu while it waits: a Close (of
+// the file or its FS) meanwhile does not wait for the lock, and the lock,
+// once taken, goes with the duplicate's close.
 func (l *logFile) Lock() error {
-	return l.use("lock", func(fd int) error {
-		return ignoringEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX) })
-	})
+	var dup int
+	if err := l.use("lock", func(fd int) error {
+		var err error
+		dup, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		return err
+	}); err != nil {
+		return err
+	}
+	err := ignoringEINTR(func() error { return unix.Flock(dup, unix.LOCK_EX) })
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		unix.Close(dup) // the last descriptor of the description: the lock goes with it
+		return &fs.PathError{Op: "lock", Path: l.name, Err: fs.ErrClosed}
+	}
+	unix.Close(dup)
+	if err != nil {
+		return pathError("lock", l.name, err)
+	}
+	return nil
 }
 
 func (l *logFile) TryLock() (bool, error) {

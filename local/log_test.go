@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 )
@@ -181,5 +182,51 @@ func TestCloseClosesLogs(t *testing.T) {
 	}
 	if _, err := f.OpenLog(ctx, "b.log", true); err == nil {
 		t.Error("OpenLog after Close succeeded")
+	}
+}
+
+// TestLogLockClose: closing the FS while a Lock waits for another holder
+// returns without waiting for the lock, and the waiting Lock then fails
+// with fs.ErrClosed, holding nothing.
+func TestLogLockClose(t *testing.T) {
+	f, _ := newTestFS(t, openers()[0])
+	ctx := t.Context()
+	holder, err := f.OpenLog(ctx, "seq.lock", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter, err := f.OpenLog(ctx, "seq.lock", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	locked := make(chan error, 1)
+	go func() {
+		close(started)
+		locked <- waiter.Lock()
+	}()
+	<-started
+	closed := make(chan error, 1)
+	go func() { closed <- waiter.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		holder.Unlock()
+		t.Fatal("Close waited for a Lock that waits for another holder")
+	}
+	if err := holder.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-locked; !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("a Lock whose file closed while it waited: %v", err)
+	}
+	if ok, err := holder.TryLock(); !ok || err != nil {
+		t.Errorf("TryLock after the waiter's file closed: %v, %v", ok, err)
 	}
 }
