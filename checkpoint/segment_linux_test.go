@@ -363,19 +363,7 @@ func TestSegmentRetiredSync(t *testing.T) {
 	segmentBytes = 1 // one record per segment
 	e := newSegEnv(t)
 	j := e.j
-	write := func() func(bool) error {
-		t.Helper()
-		r := &record{Type: typeAfter}
-		data, err := j.prepare(t.Context(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sync, err := j.writeLogRecord(t.Context(), r, data, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sync
-	}
+	write := func() func(bool) error { return writeAfterRecord(t, j) }
 	j.mu.Lock()
 	first := write()
 	second := write() // the first segment is full: a new one
@@ -506,19 +494,7 @@ func TestSegmentSyncFailureSticky(t *testing.T) {
 	j := e.j
 	o := &failingOpener{LogOpener: j.log.opener, failed: make(chan struct{})}
 	j.log.opener = o
-	write := func() func(bool) error {
-		t.Helper()
-		r := &record{Type: typeAfter}
-		data, err := j.prepare(t.Context(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sync, err := j.writeLogRecord(t.Context(), r, data, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sync
-	}
+	write := func() func(bool) error { return writeAfterRecord(t, j) }
 	j.mu.Lock()
 	a, b := write(), write()
 	seg := j.log.owned
@@ -796,4 +772,20 @@ func TestSegmentAbandonedCollected(t *testing.T) {
 	if got := changes(e.open(Options{})); !slices.Equal(got, []uint64{1}) {
 		t.Errorf("changes: %v, want [1]", got)
 	}
+}
+
+// writeAfterRecord writes a record to j's segment (the caller holds j.mu)
+// and returns the wait for its sync.
+func writeAfterRecord(t *testing.T, j *Journal) func(bool) error {
+	t.Helper()
+	r := &record{Type: typeAfter}
+	data, err := j.prepare(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync, err := j.writeLogRecord(t.Context(), r, data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sync
 }

@@ -6,12 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,41 +20,11 @@ import (
 	"github.com/fencefs/fencefs/tools"
 )
 
-// countingProxy is a reverse proxy on 127.0.0.1 in front of an S3 server
-// that records every request passing through it, so request budgets are
-// measured from outside the client, as a bill would count them.
-type countingProxy struct {
-	url string
-	mu  sync.Mutex
-	log []string
-}
-
-// startCountingProxy serves a proxy to target until the test ends.
-func startCountingProxy(t *testing.T, target string) *countingProxy {
-	t.Helper()
-	to, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &countingProxy{url: "http://" + ln.Addr().String()}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(to)
-		// The request is signed for the host the client dialled.
-		r.Out.Host = r.In.Host
-	}}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.log = append(p.log, describeRequest(r))
-		p.mu.Unlock()
-		rp.ServeHTTP(w, r)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return p
+// startCountingProxy serves a containers.RequestLog in front of target,
+// naming each request by describeRequest, until the test ends; requests
+// keep the host the client dialled, which they are signed for.
+func startCountingProxy(t *testing.T, target string) *containers.RequestLog {
+	return containers.StartRequestLog(t, target, containers.RequestLogOptions{Describe: describeRequest, KeepHost: true})
 }
 
 // describeRequest names an S3 request by its method, path, the query
@@ -77,15 +43,6 @@ func describeRequest(r *http.Request) string {
 		op += " (If-None-Match)"
 	}
 	return op
-}
-
-// take returns the requests recorded since the last take.
-func (p *countingProxy) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	log := p.log
-	p.log = nil
-	return log
 }
 
 // TestS3RequestBudgets runs each tool once, as `fencefs call` does (the
@@ -203,8 +160,8 @@ func TestS3RequestBudgets(t *testing.T) {
 				}
 			}
 			cfg := srv.Config(bucket, "")
-			cfg.Endpoint = proxy.url
-			proxy.take()
+			cfg.Endpoint = proxy.URL
+			proxy.Take()
 			f, err := s3adapter.Open(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -224,7 +181,7 @@ func TestS3RequestBudgets(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.tool, err)
 			}
-			log := proxy.take()
+			log := proxy.Take()
 			t.Logf("%s: %d requests: %s", c.tool, len(log), strings.Join(log, "; "))
 			if len(log) > c.budget {
 				t.Errorf("%s sent %d requests, budget %d; output:\n%s", c.tool, len(log), c.budget, out)

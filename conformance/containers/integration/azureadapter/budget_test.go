@@ -7,45 +7,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/fencefs/fencefs/azureadapter"
 	"github.com/fencefs/fencefs/backend"
+	"github.com/fencefs/fencefs/conformance/containers"
 	"github.com/fencefs/fencefs/tools"
 )
 
-// countingProxy is a reverse proxy on 127.0.0.1 in front of Azurite that
-// records every request passing through it, so request budgets are
-// measured from outside the client, as a bill would count them.
-type countingProxy struct {
-	url string
-	mu  sync.Mutex
-	log []string
-}
-
-// startCountingProxy serves a proxy to target (a server's base URL, no
-// path) until the test ends.
-func startCountingProxy(t *testing.T, target string) *countingProxy {
-	t.Helper()
-	to, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &countingProxy{}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(to) }}
-	p.url = startProxy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.log = append(p.log, describeRequest(r))
-		p.mu.Unlock()
-		rp.ServeHTTP(w, r)
-	}))
-	return p
+// startCountingProxy serves a containers.RequestLog in front of target
+// (a server's base URL, no path), naming each request by
+// describeRequest, until the test ends.
+func startCountingProxy(t *testing.T, target string) *containers.RequestLog {
+	return containers.StartRequestLog(t, target, containers.RequestLogOptions{Describe: describeRequest})
 }
 
 // describeRequest names a Blob service request by its method, path, the
@@ -66,15 +43,6 @@ func describeRequest(r *http.Request) string {
 		op += " (If-None-Match)"
 	}
 	return op
-}
-
-// take returns the requests recorded since the last take.
-func (p *countingProxy) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	log := p.log
-	p.log = nil
-	return log
 }
 
 // TestRequestBudgets runs each tool once, as `fencefs call` does (the
@@ -137,8 +105,8 @@ func TestRequestBudgets(t *testing.T) {
 				cont := newContainer(t, srv)
 				seedBudget(ctx, t, serviceClient(t, srv, nil).NewContainerClient(cont), dir, body, objects)
 				cfg := config(srv, cont, "")
-				cfg.Endpoint = proxy.url + "/" + srv.Account
-				proxy.take()
+				cfg.Endpoint = proxy.URL + "/" + srv.Account
+				proxy.Take()
 				f, err := azureadapter.Open(ctx, cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -152,7 +120,7 @@ func TestRequestBudgets(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", c.tool, err)
 				}
-				log := proxy.take()
+				log := proxy.Take()
 				t.Logf("%s: %d requests: %s", c.tool, len(log), strings.Join(log, "; "))
 				if len(log) > c.budget {
 					t.Errorf("%s sent %d requests, budget %d; output:\n%s", c.tool, len(log), c.budget, out)

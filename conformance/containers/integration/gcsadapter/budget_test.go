@@ -6,51 +6,21 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"cloud.google.com/go/storage"
 
+	"github.com/fencefs/fencefs/conformance/containers"
 	"github.com/fencefs/fencefs/gcsadapter"
 	"github.com/fencefs/fencefs/tools"
 )
 
-// countingProxy is a reverse proxy on 127.0.0.1 in front of the emulator
-// that records every request passing through it, so request budgets are
-// measured from outside the client, as a bill would count them.
-type countingProxy struct {
-	url string
-	mu  sync.Mutex
-	log []string
-}
-
-// startCountingProxy serves a proxy to target until the test ends.
-func startCountingProxy(t *testing.T, target string) *countingProxy {
-	t.Helper()
-	to, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &countingProxy{url: "http://" + ln.Addr().String()}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(to) }}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.log = append(p.log, describeRequest(r))
-		p.mu.Unlock()
-		rp.ServeHTTP(w, r)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return p
+// startCountingProxy serves a containers.RequestLog in front of target,
+// naming each request by describeRequest, until the test ends.
+func startCountingProxy(t *testing.T, target string) *containers.RequestLog {
+	return containers.StartRequestLog(t, target, containers.RequestLogOptions{Describe: describeRequest})
 }
 
 // describeRequest names a JSON API request by its method, path and the
@@ -74,15 +44,6 @@ func describeRequest(r *http.Request) string {
 		op += " (" + strings.Join(notes, ", ") + ")"
 	}
 	return op
-}
-
-// take returns the requests recorded since the last take.
-func (p *countingProxy) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	log := p.log
-	p.log = nil
-	return log
 }
 
 // downloads counts the downloads of objects (alt=media) in log.
@@ -158,8 +119,8 @@ func TestRequestBudgets(t *testing.T) {
 			t.Run(level.name+"/"+c.tool, func(t *testing.T) {
 				bucket := srv.NewBucket(ctx, t)
 				seed(ctx, t, client, bucket, level.dir, body, objects)
-				cfg := gcsadapter.Config{Bucket: bucket, Endpoint: proxy.url}
-				proxy.take()
+				cfg := gcsadapter.Config{Bucket: bucket, Endpoint: proxy.URL}
+				proxy.Take()
 				f, err := gcsadapter.Open(ctx, cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -174,7 +135,7 @@ func TestRequestBudgets(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				log := proxy.take()
+				log := proxy.Take()
 				want := c.top
 				if level.dir != "" {
 					want = c.down

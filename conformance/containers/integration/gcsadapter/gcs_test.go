@@ -136,7 +136,7 @@ func TestPreconditionsOnTheWire(t *testing.T) {
 	proxy := startCountingProxy(t, srv.Endpoint)
 	bucket := srv.NewBucket(ctx, t)
 	cfg := config(srv, bucket, "wire")
-	cfg.Endpoint = proxy.url
+	cfg.Endpoint = proxy.URL
 	f := open(t, cfg)
 	mustWrite(t, f, "a", "a")
 	mustWrite(t, f, "b", "b")
@@ -176,11 +176,11 @@ func TestPreconditionsOnTheWire(t *testing.T) {
 		}, "DELETE", []string{"ifGenerationMatch="}},
 	}
 	for _, tt := range tests {
-		proxy.take()
+		proxy.Take()
 		if err := tt.do(); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		r := find(proxy.take(), tt.kind)
+		r := find(proxy.Take(), tt.kind)
 		for _, w := range tt.want {
 			if !strings.Contains(r, w) {
 				t.Errorf("%s: request %q lacks %s", tt.name, r, w)
@@ -217,7 +217,7 @@ func TestWritePaths(t *testing.T) {
 			ctx := t.Context()
 			prefix := strings.ToLower(tt.name)
 			cfg := config(srv, bucket, prefix)
-			cfg.Endpoint = proxy.url
+			cfg.Endpoint = proxy.URL
 			f := open(t, cfg)
 			data := pattern(tt.size)
 			w, err := f.OpenWrite(ctx, "big.bin", backend.WriteOptions{})
@@ -225,7 +225,7 @@ func TestWritePaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close()
-			proxy.take()
+			proxy.Take()
 			for r := bytes.NewReader(data); r.Len() > 0; {
 				if _, err := io.CopyN(w, r, 77_777); err != nil && err != io.EOF {
 					t.Fatal(err)
@@ -235,7 +235,7 @@ func TestWritePaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			var uploads []string
-			for _, r := range proxy.take() {
+			for _, r := range proxy.Take() {
 				if strings.Contains(r, "/upload/") {
 					uploads = append(uploads, r)
 				}
@@ -366,23 +366,23 @@ func TestListingRequests(t *testing.T) {
 	t.Logf("seeding %d objects took %v", len(names), time.Since(start))
 	proxy := startCountingProxy(t, srv.Endpoint)
 	cfg := config(srv, bucket, "p")
-	cfg.Endpoint = proxy.url
+	cfg.Endpoint = proxy.URL
 	f := open(t, cfg)
 	for _, tt := range []struct {
 		dir      string
 		entries  int
 		requests int
 	}{{"tree/big", 1200, 2}, {"tree", 4, 1}, {"tree/d0", 50, 1}} {
-		proxy.take()
+		proxy.Take()
 		entries, err := f.List(ctx, tt.dir)
 		if err != nil || len(entries) != tt.entries {
 			t.Fatalf("List(%q) = %d entries, %v; want %d", tt.dir, len(entries), err, tt.entries)
 		}
-		if n := len(proxy.take()); n != tt.requests {
+		if n := len(proxy.Take()); n != tt.requests {
 			t.Errorf("List(%q) of %d entries sent %d requests, want %d", tt.dir, tt.entries, n, tt.requests)
 		}
 	}
-	proxy.take()
+	proxy.Take()
 	files := 0
 	err := f.Walk(ctx, ".", func(name string, e backend.DirEntry) error {
 		if !e.IsDir() {
@@ -393,12 +393,12 @@ func TestListingRequests(t *testing.T) {
 	if err != nil || files != 1350 {
 		t.Fatalf("Walk = %d files, %v; want 1350", files, err)
 	}
-	if n := len(proxy.take()); n != 2 {
+	if n := len(proxy.Take()); n != 2 {
 		t.Errorf("Walk of 1,350 names sent %d requests, want 2", n)
 	}
 	// Skipping tree/big jumps past its names: its first page, then one
 	// listing from past it.
-	proxy.take()
+	proxy.Take()
 	files = 0
 	err = f.Walk(ctx, ".", func(name string, e backend.DirEntry) error {
 		if name == "tree/big" {
@@ -412,17 +412,17 @@ func TestListingRequests(t *testing.T) {
 	if err != nil || files != 150 {
 		t.Fatalf("Walk skipping tree/big = %d files, %v; want 150", files, err)
 	}
-	if n := len(proxy.take()); n != 2 {
+	if n := len(proxy.Take()); n != 2 {
 		t.Errorf("Walk skipping tree/big sent %d requests, want 2", n)
 	}
-	proxy.take()
+	proxy.Take()
 	if err := backend.RemoveAll(ctx, f, "tree/d0", backend.RemoveAllOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// One walk, a deletion per object (the SDK has no batch requests, so
 	// RemoveFiles sends them side by side), and the directory's Stats.
 	deletes, others := 0, 0
-	for _, r := range proxy.take() {
+	for _, r := range proxy.Take() {
 		if strings.HasPrefix(r, "DELETE ") {
 			deletes++
 		} else {

@@ -4,12 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,50 +15,6 @@ import (
 	"github.com/fencefs/fencefs/mountspec"
 	"github.com/fencefs/fencefs/server"
 )
-
-// requestLog is a reverse proxy on 127.0.0.1 in front of an S3 server
-// that records each request's method and path, so that requests are
-// counted from outside the client.
-type requestLog struct {
-	url string
-	mu  sync.Mutex
-	log []string
-}
-
-func startRequestLog(t *testing.T, target string) *requestLog {
-	t.Helper()
-	to, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &requestLog{url: "http://" + ln.Addr().String()}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(to)
-		r.Out.Host = r.In.Host // the request is signed for the host dialled
-	}}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.log = append(p.log, r.Method+" "+r.URL.Path)
-		p.mu.Unlock()
-		rp.ServeHTTP(w, r)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return p
-}
-
-// take returns the requests recorded since the last take.
-func (p *requestLog) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	log := p.log
-	p.log = nil
-	return log
-}
 
 // TestS3ColdTenantCostsNoRequest: on S3, once a tenant has reached the
 // bucket, a cold tenant's first read_file (its namespace opened for the
@@ -84,7 +35,8 @@ func TestS3ColdTenantCostsNoRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	proxy := startRequestLog(t, srv.Endpoint)
+	// The requests are signed for the host the client dials.
+	proxy := containers.StartRequestLog(t, srv.Endpoint, containers.RequestLogOptions{KeepHost: true})
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 	t.Setenv("AWS_REGION", srv.Region)
@@ -93,7 +45,7 @@ func TestS3ColdTenantCostsNoRequest(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	open := func(tn string) *server.Namespace {
 		t.Helper()
-		ms, err := mountspec.Parse("s3://" + bucket + "/tenants/" + tn + "?endpoint=" + proxy.url + "&region=" + srv.Region + "&path_style=1")
+		ms, err := mountspec.Parse("s3://" + bucket + "/tenants/" + tn + "?endpoint=" + proxy.URL + "&region=" + srv.Region + "&path_style=1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,11 +66,11 @@ func TestS3ColdTenantCostsNoRequest(t *testing.T) {
 	}
 
 	// The bucket's first tenant: the open checks the bucket.
-	proxy.take()
+	proxy.Take()
 	first := open("t0")
-	opened := proxy.take()
+	opened := proxy.Take()
 	read(first, "t0")
-	firstCall := proxy.take()
+	firstCall := proxy.Take()
 	t.Logf("first tenant: open %q, read_file %q", opened, firstCall)
 	if len(opened) != 1 || !strings.HasPrefix(opened[0], "HEAD ") {
 		t.Errorf("the first tenant's open sent %q, want one HeadBucket", opened)
@@ -126,12 +78,12 @@ func TestS3ColdTenantCostsNoRequest(t *testing.T) {
 
 	// A warm tenant's call, then cold tenants: open and call.
 	read(first, "t0")
-	warm := proxy.take()
+	warm := proxy.Take()
 	for i := 1; i < tenants; i++ {
 		tn := "t" + string(rune('0'+i))
 		ns := open(tn)
 		read(ns, tn)
-		cold := proxy.take()
+		cold := proxy.Take()
 		t.Logf("cold tenant %s: %q; warm: %q", tn, cold, warm)
 		if len(cold) != len(warm) {
 			t.Errorf("cold tenant %s sent %d requests (%q), a warm one %d (%q)", tn, len(cold), cold, len(warm), warm)
