@@ -81,10 +81,10 @@ func (j *Journal) Bind(ctx context.Context) context.Context {
 	c := &call{}
 	ctx = tools.WithBeforeCommit(ctx, func(ctx context.Context, req *tools.ChangeRequest) error {
 		return j.capture(ctx, c, req)
-	})
+	}, tools.ReadsNoDiff)
 	return tools.WithEventListener(ctx, func(ctx context.Context, ev tools.Event) {
 		j.event(c, ev)
-	})
+	}, tools.ReadsNoDiff)
 }
 
 // call is the state of one binding: the changes it recorded.

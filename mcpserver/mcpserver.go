@@ -229,7 +229,7 @@ func (h *handlers) tool(t *tools.Tool) mcp.ToolHandler {
 			ctx = tools.WithEventListener(ctx, func(ctx context.Context, ev tools.Event) {
 				rec.add(ev)
 				h.changes.Changed(ctx, ev)
-			})
+			}, tools.ReadsNoDiff)
 			if h.opts.Approve == ApproveChanges {
 				var res *mcp.CallToolResult
 				var err error

@@ -76,7 +76,7 @@ func (sh *shape) listen(ctx context.Context) context.Context {
 				sh.entries = e.MatchCount
 			}
 		}
-	})
+	}, tools.ReadsNoDiff)
 	return tools.WithPrintedPaths(ctx, func(pathLens []int) { sh.pathLens, sh.exact = pathLens, true })
 }
 

@@ -186,7 +186,7 @@ func (a Audit) Wrap(t *tools.Tool, next mcp.ToolHandler) mcp.ToolHandler {
 		end := &callEnd{}
 		cctx := tools.WithCallEnd(context.WithValue(ctx, callNotesKey{}, notes), end.note)
 		if !t.Annotations.ReadOnly {
-			cctx = tools.WithBeforeCommit(cctx, a.writeAhead(t.Name, req))
+			cctx = tools.WithBeforeCommit(cctx, a.writeAhead(t.Name, req), tools.ReadsNoDiff)
 		}
 		res, err := next(cctx, req)
 		if res != nil && len(res.InputRequests) > 0 {

@@ -46,9 +46,10 @@ type NamespaceConfig struct {
 	// timeout, and its check at opening.
 	StorageTimeout time.Duration
 	// Metered builds the change listener that reserves quota and judges
-	// directory changes under RequireRead, which makes every write build
-	// its diff: set it when an audit, a stored quota or the stateless
-	// require-read needs the change requests.
+	// directory changes under RequireRead, which makes every change
+	// re-check its path after announcing it: set it when an audit, a
+	// stored quota or the stateless require-read needs the change
+	// requests.
 	Metered bool
 	// Logger receives the namespace's log lines; nil discards them.
 	Logger *slog.Logger
@@ -94,8 +95,12 @@ func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) 
 			nsopen.LogEvent(ctx, logger, ev)
 		}
 		n.opts.Logger = logger
+		// Neither reads a diff: an edit builds one only for a listener
+		// of a call's own that does (an approval).
+		n.opts.ListenersReadNoDiff = true
 		if c.Metered {
-			// Only then: a change listener makes every write build its diff.
+			// Only then: a change listener makes every change re-check
+			// its path after announcing it.
 			n.opts.OnChangeRequest = func(ctx context.Context, req *tools.ChangeRequest) error {
 				noteChangeRequest(ctx, req)
 				if err := n.judgeTree(ctx, req); err != nil {

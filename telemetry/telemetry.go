@@ -178,7 +178,7 @@ func (t *Tracing) begin(ctx context.Context, tool string, args int, kind trace.S
 	c := &call{t: t, span: span, start: start}
 	ctx = tools.WithCallEnd(ctx, c.noteEnd)
 	if t.opts.Paths {
-		ctx = tools.WithEventListener(ctx, c.noteEvent)
+		ctx = tools.WithEventListener(ctx, c.noteEvent, tools.ReadsNoDiff)
 	}
 	return ctx, c
 }

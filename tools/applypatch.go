@@ -125,7 +125,10 @@ func (s *Set) applyParsed(ctx context.Context, p *patch.Patch) (string, error) {
 			return "", noChanges(err)
 		}
 	}
-	diffs, truncated := s.patchDiffs(ops)
+	diffs, truncated := make([]string, len(ops)), false
+	if s.changeDiffs(ctx) || s.eventDiffs(ctx) {
+		diffs, truncated = s.patchDiffs(ops)
+	}
 	if msg, err := s.announcePatch(ctx, ops, strings.Join(diffs, "\n"), truncated); err != nil || msg != "" {
 		return msg, err
 	}

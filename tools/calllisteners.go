@@ -24,6 +24,31 @@ type callListeners struct {
 	ended  []func(ctx context.Context, tool string, err error)
 	walked *atomic.Int64
 	lines  func(pathLens []int)
+	// changeDiffs and eventDiffs: a change (or before-commit) listener,
+	// an event listener, that reads diffs is among them.
+	changeDiffs, eventDiffs bool
+}
+
+// ListenerOption describes a listener added to a context with
+// [WithChangeListener], [WithBeforeCommit] or [WithEventListener].
+type ListenerOption int
+
+// ReadsNoDiff says the listener never reads a diff (ChangeRequest.Diff
+// and Truncated, FileEdited.Diff and Truncated). A change that only such
+// listeners hear carries none (Diff empty, Truncated false), and the
+// tools do not build it: comparing the old text with the new is most of
+// what listening adds to an edit. A listener that binds or shows the
+// change to a person (an approval) reads the diff and must not say this.
+const ReadsNoDiff ListenerOption = 1
+
+// readsDiffs reports whether a listener added with opts reads diffs.
+func readsDiffs(opts []ListenerOption) bool {
+	for _, o := range opts {
+		if o == ReadsNoDiff {
+			return false
+		}
+	}
+	return true
 }
 
 // WithChangeListener returns a copy of ctx under which every tool call
@@ -36,10 +61,11 @@ type callListeners struct {
 // Options.OnChangeRequest. A listener added by an outer caller (a
 // quota's reservation) thus still runs when an inner one (an approval)
 // adds its own, and can tell from req.Cancelled after the call whether
-// the change it saw was let through.
-func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeRequest) error) context.Context {
+// the change it saw was let through. See [ReadsNoDiff] for opts.
+func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeRequest) error, opts ...ListenerOption) context.Context {
 	l := listenersOf(ctx)
 	l.change = append(l.change[:len(l.change):len(l.change)], fn)
+	l.changeDiffs = l.changeDiffs || readsDiffs(opts)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
@@ -51,10 +77,11 @@ func WithChangeListener(ctx context.Context, fn func(context.Context, *ChangeReq
 // the request or fail, as a change listener may; a server appends its
 // write-ahead audit record there (audit.Logger.Append) and cancels the
 // change when the record cannot be written. Hooks run in the order they
-// were added.
-func WithBeforeCommit(ctx context.Context, fn func(context.Context, *ChangeRequest) error) context.Context {
+// were added. See [ReadsNoDiff] for opts.
+func WithBeforeCommit(ctx context.Context, fn func(context.Context, *ChangeRequest) error, opts ...ListenerOption) context.Context {
 	l := listenersOf(ctx)
 	l.commit = append(l.commit[:len(l.commit):len(l.commit)], fn)
+	l.changeDiffs = l.changeDiffs || readsDiffs(opts)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
@@ -110,10 +137,11 @@ func (w *commitWaits) run() error {
 // WithEventListener returns a copy of ctx under which every tool call
 // also reports its events to fn, after Options.OnEvent and the event
 // listeners ctx already carries, in the order they were added: every
-// listener hears every event.
-func WithEventListener(ctx context.Context, fn func(context.Context, Event)) context.Context {
+// listener hears every event. See [ReadsNoDiff] for opts.
+func WithEventListener(ctx context.Context, fn func(context.Context, Event), opts ...ListenerOption) context.Context {
 	l := listenersOf(ctx)
 	l.event = append(l.event[:len(l.event):len(l.event)], fn)
+	l.eventDiffs = l.eventDiffs || readsDiffs(opts)
 	return context.WithValue(ctx, callListenersKey{}, l)
 }
 
@@ -173,6 +201,18 @@ func reportPrinted(ctx context.Context, pr *textsearch.Printer) {
 func listenersOf(ctx context.Context) callListeners {
 	l, _ := ctx.Value(callListenersKey{}).(callListeners)
 	return l
+}
+
+// changeDiffs reports whether a change under ctx is heard by a listener
+// that reads its diff, so that the diff must be built.
+func (s *Set) changeDiffs(ctx context.Context) bool {
+	return s.opts.OnChangeRequest != nil && !s.opts.ListenersReadNoDiff || listenersOf(ctx).changeDiffs
+}
+
+// eventDiffs reports whether an event emitted under ctx reaches a
+// listener that reads its diff (FileEdited.Diff).
+func (s *Set) eventDiffs(ctx context.Context) bool {
+	return s.opts.OnEvent != nil && !s.opts.ListenersReadNoDiff && ctx.Value(quietCall{}) == nil || listenersOf(ctx).eventDiffs
 }
 
 // changeListener returns the listener a change under ctx announces to:

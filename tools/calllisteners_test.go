@@ -230,3 +230,102 @@ func TestBeforeCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsNoDiff: a change heard only by listeners that read no diff
+// carries none, for every tool that changes files, and is still made and
+// heard; one listener that reads diffs, of either kind, anywhere in the
+// chain, or the Set's own listeners without ListenersReadNoDiff, gets
+// them built again.
+func TestReadsNoDiff(t *testing.T) {
+	calls := []struct {
+		tool string
+		kv   []any
+	}{
+		{"write_file", []any{"path", "a.txt", "content", "A\n"}},
+		{"edit_file", []any{"path", "b.txt", "old_text", "b", "new_text", "B"}},
+		{"delete_file", []any{"path", "c.txt"}},
+		{"move_file", []any{"source", "d.txt", "destination", "e.txt"}},
+		{"copy_file", []any{"source", "b.txt", "destination", "f.txt"}},
+		{"apply_patch", []any{"patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n-A\n+x\n*** End Patch\n"}},
+	}
+	for _, tt := range []struct {
+		name string
+		// extra adds listeners that read diffs; own sets the Set's.
+		extra, own string
+		noDiffOwn  bool
+		wantDiffs  string // "" none, "all", "edit" (for the FileEdited events: edit_file's and apply_patch's)
+	}{
+		{name: "no diff read", wantDiffs: ""},
+		{name: "own listeners read none", own: "both", noDiffOwn: true, wantDiffs: ""},
+		{name: "a change listener reads", extra: "change", wantDiffs: "all"},
+		{name: "a before-commit hook reads", extra: "commit", wantDiffs: "all"},
+		{name: "an event listener reads", extra: "event", wantDiffs: "edit"},
+		{name: "own change listener reads", own: "change", wantDiffs: "all"},
+		{name: "own event listener reads", own: "event", wantDiffs: "edit"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := localFixture(t)
+			for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+				fx.put(t, f, f[:1]+"\n")
+			}
+			opts := Options{ListenersReadNoDiff: tt.noDiffOwn}
+			for _, c := range calls {
+				opts.Tools = append(opts.Tools, c.tool)
+			}
+			if tt.own == "change" || tt.own == "both" {
+				opts.OnChangeRequest = func(context.Context, *ChangeRequest) error { return nil }
+			}
+			if tt.own == "event" || tt.own == "both" {
+				opts.OnEvent = func(context.Context, Event) {}
+			}
+			s := newSet(t, fx.b, opts)
+			var reqs []ChangeRequest
+			var edits []FileEdited
+			ctx := WithChangeListener(context.Background(), func(_ context.Context, r *ChangeRequest) error {
+				reqs = append(reqs, *r)
+				return nil
+			}, ReadsNoDiff)
+			ctx = WithBeforeCommit(ctx, func(context.Context, *ChangeRequest) error { return nil }, ReadsNoDiff)
+			ctx = WithEventListener(ctx, func(_ context.Context, ev Event) {
+				if e, ok := ev.(FileEdited); ok {
+					edits = append(edits, e)
+				}
+			}, ReadsNoDiff)
+			switch tt.extra {
+			case "change":
+				ctx = WithChangeListener(ctx, func(context.Context, *ChangeRequest) error { return nil })
+			case "commit":
+				ctx = WithBeforeCommit(ctx, func(context.Context, *ChangeRequest) error { return nil })
+			case "event":
+				ctx = WithEventListener(ctx, func(context.Context, Event) {})
+			}
+			for _, c := range calls {
+				out, err := s.Call(ctx, c.tool, args(t, c.kv...))
+				if err != nil || IsRetry(err) || strings.HasPrefix(out, "[") {
+					t.Fatalf("%s: %q, %v", c.tool, out, err)
+				}
+			}
+			if len(reqs) != len(calls) || len(edits) != 2 {
+				t.Fatalf("heard %d requests and %d edits, want %d and 2", len(reqs), len(edits), len(calls))
+			}
+			for i, r := range reqs {
+				if r.Sizes == nil {
+					t.Errorf("%s: request without sizes", calls[i].tool)
+				}
+				if got, want := r.Diff != "", tt.wantDiffs == "all" || tt.wantDiffs == "edit" && (calls[i].tool == "edit_file" || calls[i].tool == "apply_patch"); got != want {
+					t.Errorf("%s: request carries a diff: %v, want %v (%q)", calls[i].tool, got, want, r.Diff)
+				}
+			}
+			for _, e := range edits {
+				if got, want := e.Diff != "", tt.wantDiffs != ""; got != want {
+					t.Errorf("FileEdited %s carries a diff: %v, want %v (%q)", e.Path, got, want, e.Diff)
+				}
+			}
+			wantEqual(t, fx.mustGet(t, "a.txt"), "x\n")
+			wantEqual(t, fx.mustGet(t, "f.txt"), "B\n")
+			if _, ok := fx.get(t, "c.txt"); ok {
+				t.Error("c.txt was not deleted")
+			}
+		})
+	}
+}

@@ -201,9 +201,9 @@ func (s *Set) diff(c *change) (string, bool) {
 // listener was shown. It returns the cancellation text when cancelled.
 // verb is "written" or "edited".
 func (s *Set) apply(ctx context.Context, c *change, verb string) (diff string, truncated bool, cancelled string, err error) {
-	if c.op == OpEdit && s.listened(ctx) || s.changeListener(ctx) != nil {
-		// No result text shows the diff: build it only for a listener to
-		// see (edit_file's FileEdited event carries it too).
+	if c.op == OpEdit && s.eventDiffs(ctx) || s.changeDiffs(ctx) {
+		// No result text shows the diff: build it only for a listener
+		// that reads it (edit_file's FileEdited event carries it too).
 		diff, truncated = s.diff(c)
 	}
 	sizes := []SizeChange{{Path: s.canonical(c.t.resolved), Before: c.old.sizeOrNone(), After: int64(len(c.data)), BeforeHash: c.old.hash}}

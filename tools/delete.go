@@ -101,7 +101,9 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 		if err := s.checkRead(t, old.hash); err != nil {
 			return "", err
 		}
-		diff, truncated = s.diffTo(t, old, existing{})
+		if s.changeDiffs(ctx) {
+			diff, truncated = s.diffTo(t, old, existing{})
+		}
 	} else if expected != nil {
 		return "", retryf(KindNotRegular, "Path '%s' is not a regular file; expected_hash applies to files only.", t.display)
 	}

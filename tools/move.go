@@ -114,7 +114,9 @@ func (s *Set) transfer(ctx context.Context, raw json.RawMessage, move bool) (str
 	}
 	x.entries.fill(req)
 	if !x.dir {
-		req.Diff, req.Truncated = s.diffTo(dst, x.old, x.data)
+		if s.changeDiffs(ctx) {
+			req.Diff, req.Truncated = s.diffTo(dst, x.old, x.data)
+		}
 		req.Sizes = []SizeChange{{Path: req.Path, Before: x.old.sizeOrNone(), After: x.data.size, BeforeHash: x.old.hash}}
 		if move {
 			req.Sizes = append(req.Sizes, SizeChange{Path: req.Source, Before: x.data.size, After: -1, BeforeHash: x.data.hash})

@@ -116,6 +116,10 @@ type Options struct {
 	OnChangeRequest func(ctx context.Context, req *ChangeRequest) error
 	// OnEvent, when set, is notified of every successful operation.
 	OnEvent func(ctx context.Context, ev Event)
+	// ListenersReadNoDiff tells that OnChangeRequest and OnEvent never
+	// read a diff, as a listener added with [ReadsNoDiff] does: a change
+	// heard by no other listener then carries none and none is built.
+	ListenersReadNoDiff bool
 	// CallTimeout bounds one tool call: when it passes, the call stops
 	// and returns a retry saying so. 0 means DefaultCallTimeout; a
 	// negative value sets no bound (the caller's context still applies).

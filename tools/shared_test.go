@@ -39,15 +39,16 @@ func TestSharedTextsMatchBuilt(t *testing.T) {
 		"Permission": func(o *Options) {
 			o.Permission = policy.CheckerFunc(func(context.Context, policy.Request) error { return nil })
 		},
-		"OnChangeRequest":    func(o *Options) { o.OnChangeRequest = func(context.Context, *ChangeRequest) error { return nil } },
-		"OnEvent":            func(o *Options) { o.OnEvent = func(context.Context, Event) {} },
-		"CallTimeout":        func(o *Options) { o.CallTimeout = time.Minute },
-		"RipgrepPath":        func(o *Options) { o.RipgrepPath = "/nonexistent/rg" },
-		"RipgrepTimeout":     func(o *Options) { o.RipgrepTimeout = time.Minute },
-		"RipgrepMaxMemory":   func(o *Options) { o.RipgrepMaxMemory = 1 << 20 },
-		"EditTolerance":      func(o *Options) { o.EditTolerance = ToleranceWhitespace },
-		"RipgrepSlots":       func(o *Options) { o.RipgrepSlots = NewRipgrepSlots(2) },
-		"NoUnicodePathMatch": func(o *Options) { o.NoUnicodePathMatch = true },
+		"OnChangeRequest":     func(o *Options) { o.OnChangeRequest = func(context.Context, *ChangeRequest) error { return nil } },
+		"OnEvent":             func(o *Options) { o.OnEvent = func(context.Context, Event) {} },
+		"ListenersReadNoDiff": func(o *Options) { o.ListenersReadNoDiff = true },
+		"CallTimeout":         func(o *Options) { o.CallTimeout = time.Minute },
+		"RipgrepPath":         func(o *Options) { o.RipgrepPath = "/nonexistent/rg" },
+		"RipgrepTimeout":      func(o *Options) { o.RipgrepTimeout = time.Minute },
+		"RipgrepMaxMemory":    func(o *Options) { o.RipgrepMaxMemory = 1 << 20 },
+		"EditTolerance":       func(o *Options) { o.EditTolerance = ToleranceWhitespace },
+		"RipgrepSlots":        func(o *Options) { o.RipgrepSlots = NewRipgrepSlots(2) },
+		"NoUnicodePathMatch":  func(o *Options) { o.NoUnicodePathMatch = true },
 	}
 	for f := range reflect.TypeFor[Options]().Fields() {
 		if alone[f.Name] == nil {

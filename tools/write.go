@@ -67,9 +67,9 @@ func (s *Set) writeFile(ctx context.Context, raw json.RawMessage) (string, error
 	}
 	c := &change{t: t, op: OpWrite, old: old, data: []byte(content)}
 	// The old text serves the diff alone, which only a change listener
-	// sees (see apply).
+	// reads (see apply).
 	c.oldOK = !old.partial && !isBinaryPrefix(old.data)
-	if c.oldOK && s.changeListener(ctx) != nil {
+	if c.oldOK && s.changeDiffs(ctx) {
 		c.oldText = displayText(old.data)
 	}
 	_, _, cancelled, err := s.apply(ctx, c, "written")

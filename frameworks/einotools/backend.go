@@ -74,7 +74,7 @@ func (b *Backend) LsInfo(ctx context.Context, req *filesystem.LsInfoRequest) ([]
 		if e, ok := ev.(tools.DirectoryListed); ok {
 			n = e.EntryCount
 		}
-	})
+	}, tools.ReadsNoDiff)
 	text, err := b.call(ctx, "list_directory", map[string]any{"path": dir})
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (b *Backend) GlobInfo(ctx context.Context, req *filesystem.GlobInfoRequest)
 		if e, ok := ev.(tools.FilesSearched); ok {
 			n = e.MatchCount
 		}
-	})
+	}, tools.ReadsNoDiff)
 	text, err := b.call(ctx, "find_files", map[string]any{"pattern": req.Pattern, "path": dir})
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 			}
 		}
 		return nil
-	})
+	}, tools.ReadsNoDiff)
 	err := b.change(ctx, "write_file", map[string]any{"path": toolPath(req.FilePath), "content": req.Content})
 	if exists && tools.IsRetry(err) {
 		return tools.Refusal(tools.KindExists, tools.Message(err))
@@ -209,7 +209,7 @@ func (b *Backend) change(ctx context.Context, tool string, args map[string]any) 
 		case tools.FileWritten, tools.FileEdited:
 			changed = true
 		}
-	})
+	}, tools.ReadsNoDiff)
 	text, err := b.call(ctx, tool, args)
 	if err == nil && !changed {
 		return tools.Refusal(tools.KindDenied, text)
@@ -230,7 +230,7 @@ func (b *Backend) Edit(ctx context.Context, req *filesystem.EditRequest) error {
 		if e, ok := ev.(tools.FileRead); ok {
 			hash = e.ContentHash
 		}
-	})
+	}, tools.ReadsNoDiff)
 	data, err := b.set.ReadFile(ctx2, strings.TrimPrefix(path.Clean("/"+p), "/"), tools.MaxEditBytes)
 	if err != nil {
 		return err
