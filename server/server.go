@@ -120,7 +120,10 @@ type Config struct {
 	// SessionRetention is how long the storage of an ended session (a
 	// {session} in TenantMounts or in the checkpoint store) is kept for
 	// review before it is removed: 0 is DefaultSessionRetention (24h),
-	// KeepSessions (negative) never removes it.
+	// RemoveSessionsAtOnce removes it as the session ends, KeepSessions
+	// (negative) never removes it. Set without a {session} template, it
+	// (and SessionCollectLeftovers) makes New fail: there is no session
+	// storage to keep.
 	SessionRetention time.Duration
 	// SessionCollectLeftovers says that this server alone uses the
 	// locations of its {session} templates: at start-up it then also
@@ -212,6 +215,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	var sctx context.Context
 	sctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	err := s.checkCheckpoints()
+	if err == nil && (cfg.SessionRetention != 0 || cfg.SessionCollectLeftovers) && !perSession(cfg.TenantMounts) {
+		err = fmt.Errorf("session retention: no tenant mount names the session (%s), so no session has storage of its own to keep or remove", tenant.SessionPlaceholder)
+	}
 	if err != nil {
 		s.Close()
 		return nil, err

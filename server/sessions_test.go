@@ -208,7 +208,8 @@ func TestSessionTemplates(t *testing.T) {
 
 // TestSessionTemplatesRefusals: a session id is the server's, bound to
 // the tenant that opened it; a request without one, or a stateless
-// server, is refused saying why.
+// server, is refused saying why, as is a session retention where no
+// template names {session}.
 func TestSessionTemplatesRefusals(t *testing.T) {
 	if _, err := newSessionsFixture(t, func(c *server.Config) { c.Stateless = true }); err == nil || !strings.Contains(err.Error(), "needs stateful HTTP sessions") {
 		t.Fatalf("a stateless server with {session}: %v, want a refusal", err)
@@ -219,6 +220,23 @@ func TestSessionTemplatesRefusals(t *testing.T) {
 	}
 	if _, err := newSessionsFixture(t, func(c *server.Config) { c.Checkpoints = &server.Checkpoints{Store: store} }); err == nil || !strings.Contains(err.Error(), "must name the session ({session})") {
 		t.Fatalf("a store per tenant with {session} mounts: %v, want a refusal", err)
+	}
+	perTenant, err := tenant.ParseTemplate("local:" + filepath.Join(t.TempDir(), tenant.Placeholder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []func(c *server.Config){
+		func(c *server.Config) { c.SessionRetention = time.Hour },
+		func(c *server.Config) { c.SessionRetention = server.KeepSessions },
+		func(c *server.Config) { c.SessionCollectLeftovers = true },
+	} {
+		_, err := newSessionsFixture(t, func(c *server.Config) {
+			c.TenantMounts = []server.TenantMount{{Name: "ws", Template: perTenant}}
+			keep(c)
+		})
+		if err == nil || !strings.Contains(err.Error(), "no tenant mount names the session ({session})") {
+			t.Fatalf("session retention without {session}: %v, want a refusal", err)
+		}
 	}
 	f, err := newSessionsFixture(t, nil)
 	if err != nil {

@@ -58,6 +58,11 @@ const DefaultSessionRetention = 24 * time.Hour
 // session's storage: the operator does.
 const KeepSessions time.Duration = -1
 
+// RemoveSessionsAtOnce as Config.SessionRetention removes an ended
+// session's storage as soon as the session ends: nothing is kept for
+// review.
+const RemoveSessionsAtOnce time.Duration = time.Nanosecond
+
 // maxCollectBatch bounds the sessions one round of collection removes.
 const maxCollectBatch = 64
 

@@ -360,7 +360,7 @@ func BenchmarkSessionCollect(b *testing.B) {
 			}
 		}
 		f, err := newSessionsFixtureIn(b, dir, func(c *server.Config) {
-			c.SessionRetention = time.Nanosecond
+			c.SessionRetention = server.RemoveSessionsAtOnce
 			c.SessionCollectLeftovers = true
 			server.WithSessionClock(c, func() time.Time { return clk.Now().Add(time.Hour) })
 		})
@@ -396,7 +396,7 @@ func TestSessionReplicasShareStorage(t *testing.T) {
 	dir := t.TempDir()
 	clkA, clkB := &clock{now: time.Now()}, &clock{now: time.Now()}
 	a, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
-		c.SessionRetention = time.Nanosecond // serve's --session-retention 0
+		c.SessionRetention = server.RemoveSessionsAtOnce // serve's --session-retention 0
 		server.WithSessionClock(c, clkA.Now)
 	})
 	if err != nil {
@@ -408,7 +408,7 @@ func TestSessionReplicasShareStorage(t *testing.T) {
 	}
 	up := filepath.Join(a.up, "t1", cs.ID(), "a.txt")
 	b, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
-		c.SessionRetention = time.Nanosecond
+		c.SessionRetention = server.RemoveSessionsAtOnce
 		server.WithSessionClock(c, clkB.Now)
 	})
 	if err != nil {
@@ -512,7 +512,7 @@ func TestSessionLeftoverSessionTimeout(t *testing.T) {
 	}
 	backdate(t, clk.Now(), filepath.Join(sd, "a.txt"), sd)
 	f, err := newSessionsFixtureIn(t, dir, func(c *server.Config) {
-		c.SessionRetention = time.Nanosecond
+		c.SessionRetention = server.RemoveSessionsAtOnce
 		c.SessionCollectLeftovers = true
 		c.HTTP.SessionTimeout = 20 * time.Minute
 		server.WithSessionClock(c, clk.Now)

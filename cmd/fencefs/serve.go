@@ -319,14 +319,16 @@ func approvalFallback(name string) func(context.Context, *tools.ChangeRequest) e
 }
 
 // sessionRetention is the server's SessionRetention of the
-// --session-retention flag: 0 (removed as the session ends) is the
-// shortest wait, negative (never) KeepSessions.
+// --session-retention flag: the default is the server's too (0), 0
+// RemoveSessionsAtOnce, negative (never) KeepSessions.
 func sessionRetention(d time.Duration) time.Duration {
 	switch {
+	case d == config.DefaultSessionRetention:
+		return 0
 	case d < 0:
 		return server.KeepSessions
 	case d == 0:
-		return time.Nanosecond
+		return server.RemoveSessionsAtOnce
 	}
 	return d
 }

@@ -435,6 +435,19 @@ func checkServeFlags(s *Settings) error {
 	if s.TenantPolicies != nil && len(s.TenantMounts) == 0 {
 		return refuse("tenant_policy", "needs --tenant-mount: without it there are no tenants' namespaces to narrow")
 	}
+	if s.SessionRetention != DefaultSessionRetention || s.SessionCollectLeftovers {
+		named := false
+		for _, m := range s.TenantMounts {
+			named = named || strings.Contains(m, "{session}")
+		}
+		if !named {
+			setting := "--session-retention"
+			if s.SessionCollectLeftovers {
+				setting = "--session-collect-leftovers"
+			}
+			return refuse(setting, "applies to sessions' own storage, and no --tenant-mount names {session}")
+		}
+	}
 	if len(s.TenantMounts) > 0 {
 		if s.Auth == "" {
 			return refuse("--tenant-mount", "needs --auth: the tenant comes from the verified token")

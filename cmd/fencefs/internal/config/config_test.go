@@ -26,6 +26,12 @@ func settings(fn func(s *Settings)) *Settings {
 func TestParse(t *testing.T) {
 	ws := Mount{Name: "ws", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/w"}}
 	ref := Mount{Name: "ref", Spec: mountspec.Spec{Kind: mountspec.KindLocal, Dir: "/r", ReadOnly: true}}
+	// perSession are the flags of a server whose tenant mount names
+	// {session}, and sessions what they set.
+	perSession := []string{"--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", "t.yaml", "--tenant-mount", "w=local:/w/{tenant}/{session}"}
+	sessions := func(s *Settings) {
+		s.HTTP, s.Auth, s.TokenFile, s.TenantMounts = "127.0.0.1:0", "tokens", "t.yaml", []string{"w=local:/w/{tenant}/{session}"}
+	}
 	tests := []struct {
 		name string
 		cmd  string
@@ -64,14 +70,14 @@ func TestParse(t *testing.T) {
 			settings(func(s *Settings) {
 				s.CallTimeout, s.StorageTimeout, s.SessionTimeout, s.MaxSessions, s.HTTPTimeout = 2*time.Minute, 5*time.Second, time.Hour, 3, 7*time.Second
 			}), []string{}},
-		{"session retention never", "serve", []string{"--session-retention", "never"},
-			settings(func(s *Settings) { s.SessionRetention = -1 }), []string{}},
-		{"session retention at once", "serve", []string{"--session-retention", "0"},
-			settings(func(s *Settings) { s.SessionRetention = 0 }), []string{}},
-		{"session retention", "serve", []string{"--session-retention", "168h"},
-			settings(func(s *Settings) { s.SessionRetention = 7 * 24 * time.Hour }), []string{}},
-		{"session leftovers", "serve", []string{"--session-collect-leftovers"},
-			settings(func(s *Settings) { s.SessionCollectLeftovers = true }), []string{}},
+		{"session retention never", "serve", append(perSession, "--session-retention", "never"),
+			settings(func(s *Settings) { sessions(s); s.SessionRetention = -1 }), []string{}},
+		{"session retention at once", "serve", append(perSession, "--session-retention", "0"),
+			settings(func(s *Settings) { sessions(s); s.SessionRetention = 0 }), []string{}},
+		{"session retention", "serve", append(perSession, "--session-retention", "168h"),
+			settings(func(s *Settings) { sessions(s); s.SessionRetention = 7 * 24 * time.Hour }), []string{}},
+		{"session leftovers", "serve", append(perSession, "--session-collect-leftovers"),
+			settings(func(s *Settings) { sessions(s); s.SessionCollectLeftovers = true }), []string{}},
 		{"log level and http", "serve", []string{"--log-level", "DEBUG", "--http", "127.0.0.1:0"},
 			settings(func(s *Settings) { s.LogLevel, s.HTTP = slog.LevelDebug, "127.0.0.1:0" }), []string{}},
 		{"skills in order", "serve", []string{"--mount", "ws=local:/w", "--skills", "/ws/team", "--skills", "/ws/skills"},
@@ -105,6 +111,9 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{"serve", []string{"--max-list", "0"}, "--max-list: must be > 0, got 0"},
+		{"serve", []string{"--session-retention", "1h"}, "--session-retention: applies to sessions' own storage, and no --tenant-mount names {session}"},
+		{"serve", []string{"--http", "127.0.0.1:0", "--auth", "tokens", "--token-file", "t.yaml", "--tenant-mount", "w=local:/w/{tenant}", "--session-collect-leftovers"},
+			"--session-collect-leftovers: applies to sessions' own storage, and no --tenant-mount names {session}"},
 		{"serve", []string{"--max-read-lines=-3"}, "--max-read-lines: must be > 0, got -3"},
 		{"serve", []string{"--max-read-chars", "-1"}, "--max-read-chars: must be >= 0, got -1"},
 		{"serve", []string{"--max-find", "ten"}, `--max-find: "ten" is not an integer`},
