@@ -104,3 +104,25 @@ func ExampleKindOf() {
 	// not_found refused
 	// cancelled
 }
+
+// A listener that only counts bytes says it reads no diff, so that the
+// tools do not build one for it.
+func ExampleReadsNoDiff() {
+	dir, _ := os.MkdirTemp("", "fencefs-example")
+	defer os.RemoveAll(dir)
+	b, _ := local.New(dir)
+	defer b.Close()
+
+	set, _ := tools.New(b, tools.Options{})
+	ctx := tools.WithChangeListener(context.Background(), func(_ context.Context, req *tools.ChangeRequest) error {
+		for _, c := range req.Sizes {
+			fmt.Printf("%s %s: %d -> %d bytes, diff %q\n", req.Operation, c.Path, c.Before, c.After, req.Diff)
+		}
+		return nil
+	}, tools.ReadsNoDiff)
+	set.Call(ctx, "write_file", json.RawMessage(`{"path": "a.txt", "content": "one\n"}`))
+	set.Call(ctx, "edit_file", json.RawMessage(`{"path": "a.txt", "old_text": "one", "new_text": "three"}`))
+	// Output:
+	// write a.txt: -1 -> 4 bytes, diff ""
+	// edit a.txt: 4 -> 6 bytes, diff ""
+}
