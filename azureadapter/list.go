@@ -16,17 +16,7 @@ import (
 // directory marker or a blob below a child makes it a directory, which
 // hides a blob of the same name.
 func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-	if err := f.keys.Check("list", dir); err != nil {
-		return nil, err
-	}
-	entries, found, err := f.keys.List(ctx, f.dirLister(f.keys.DirPrefix(dir), f.opts.ListPageSize), dir)
-	switch {
-	case err != nil:
-		return nil, err
-	case !found && dir != ".":
-		return nil, f.notDirError(ctx, "list", dir)
-	}
-	return entries, nil
+	return f.keys.ListDir(ctx, dir, func(prefix string) objstore.Lister { return f.dirLister(prefix, f.opts.ListPageSize) }, f.notDirError)
 }
 
 // Walk calls fn for every entry below dir with one flat listing: one
@@ -38,14 +28,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 // service's listings resume only where a page ended), fs.SkipAll ends the
 // walk without error, and any other error ends the walk and is returned.
 func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
-	if err := f.keys.Check("walk", dir); err != nil {
-		return err
-	}
-	found, err := f.keys.Walk(ctx, f.flatLister(f.keys.DirPrefix(dir), f.opts.ListPageSize), dir, fn)
-	if err == nil && !found && dir != "." {
-		return f.notDirError(ctx, "walk", dir)
-	}
-	return err
+	return f.keys.WalkDir(ctx, dir, fn, func(prefix string) objstore.Lister { return f.flatLister(prefix, f.opts.ListPageSize) }, f.notDirError)
 }
 
 // lister is the [objstore.Lister] over one of the SDK's blob pagers.

@@ -14,17 +14,7 @@ import (
 // directory marker or a name below a child makes it a directory, which
 // hides an object of the same name.
 func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
-	if err := f.keys.Check("list", dir); err != nil {
-		return nil, err
-	}
-	entries, found, err := f.keys.List(ctx, f.lister(f.keys.DirPrefix(dir), "/", listPageSize), dir)
-	switch {
-	case err != nil:
-		return nil, err
-	case !found && dir != ".":
-		return nil, f.notDirError(ctx, "list", dir)
-	}
-	return entries, nil
+	return f.keys.ListDir(ctx, dir, func(prefix string) objstore.Lister { return f.lister(prefix, "/", listPageSize) }, f.notDirError)
 }
 
 // Walk calls fn for every entry below dir with one recursive listing: one
@@ -37,14 +27,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]backend.DirEntry, error) {
 // fs.SkipAll ends the walk without error, and any other error ends the
 // walk and is returned.
 func (f *FS) Walk(ctx context.Context, dir string, fn backend.WalkFunc) error {
-	if err := f.keys.Check("walk", dir); err != nil {
-		return err
-	}
-	found, err := f.keys.Walk(ctx, f.lister(f.keys.DirPrefix(dir), "", listPageSize), dir, fn)
-	if err == nil && !found && dir != "." {
-		return f.notDirError(ctx, "walk", dir)
-	}
-	return err
+	return f.keys.WalkDir(ctx, dir, fn, func(prefix string) objstore.Lister { return f.lister(prefix, "", listPageSize) }, f.notDirError)
 }
 
 // lister is the [objstore.Seeker] of the names below a prefix (grouped by
