@@ -45,3 +45,46 @@ func TestBindAfterInnerListeners(t *testing.T) {
 		t.Fatalf("checkpoints: %+v, want the accepted write alone, with its after-state", cps)
 	}
 }
+
+// TestBindBuildsNoDiff: the journal reads no diff, so an edit it alone
+// hears (with a listener that reads none either) is journaled without a
+// diff being built; one listener that reads diffs gets it.
+func TestBindBuildsNoDiff(t *testing.T) {
+	ctx := context.Background()
+	ns, store := memfs.New(), memfs.New()
+	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := tools.New(ns, tools.Options{Tools: tools.AllTools()})
+	if _, err := set.Call(ctx, "write_file", json.RawMessage(`{"path":"f.txt","content":"a\n"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var diffs []string
+	hear := func(_ context.Context, req *tools.ChangeRequest) error {
+		diffs = append(diffs, req.Diff)
+		return nil
+	}
+	edits := []json.RawMessage{
+		json.RawMessage(`{"path":"f.txt","old_text":"a","new_text":"b"}`),
+		json.RawMessage(`{"path":"f.txt","old_text":"b","new_text":"c"}`),
+	}
+	for i, reads := range []bool{false, true} {
+		cctx := tools.WithChangeListener(j.Bind(ctx), hear, tools.ReadsNoDiff)
+		if reads {
+			cctx = tools.WithChangeListener(cctx, func(context.Context, *tools.ChangeRequest) error { return nil })
+		}
+		if _, err := set.Call(cctx, "edit_file", edits[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(diffs) != 2 || diffs[0] != "" || diffs[1] == "" {
+		t.Errorf("diffs heard %q, want none beside the journal alone and one beside a listener that reads it", diffs)
+	}
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(j.Checkpoints()); n != 2 {
+		t.Errorf("%d checkpoints, want the two edits'", n)
+	}
+}

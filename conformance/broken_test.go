@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fencefs/fencefs/backend"
 	"github.com/fencefs/fencefs/memfs"
@@ -158,6 +159,10 @@ func (w *brokenWriter) replaceWithGap() error {
 	if err := w.b.FS.Remove(w.ctx, w.name, backend.RemoveOptions{}); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	// A backend that replaces this way spends a request between the
+	// delete and the write; memfs spends nanoseconds, which readers on a
+	// busy machine could all miss in a run.
+	time.Sleep(200 * time.Microsecond)
 	if err := w.FileWriter.Commit(); err != nil {
 		return err
 	}

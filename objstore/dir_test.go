@@ -3,6 +3,7 @@ package objstore_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,21 @@ func TestListDirWalkDir(t *testing.T) {
 		t.Errorf("asked %v, want %v", asked, want)
 	}
 
+	// A listing that can seek is asked to skip past a directory the walk
+	// function skips.
+	seeking := &seekList{keyList: keyList{keys: []string{"t/a/b.txt", "t/a/d/e.txt", "t/c.txt"}, pageSize: 1}}
+	walked = nil
+	err = keys.WalkDir(ctx, ".", func(name string, e backend.DirEntry) error {
+		walked = append(walked, name)
+		if name == "a" {
+			return fs.SkipDir
+		}
+		return nil
+	}, func(string) objstore.Lister { return seeking }, notDir)
+	if want := []string{"a", "c.txt"}; err != nil || !slices.Equal(walked, want) || len(seeking.seeks) == 0 || !strings.HasPrefix(seeking.seeks[0], "t/a/") {
+		t.Errorf("WalkDir(.) skipping a: walked %v, %v, seeks %q; want %v and a seek past t/a/", walked, err, seeking.seeks, want)
+	}
+
 	listed = nil
 	if _, err := keys.ListDir(ctx, "../x", grouped, notDir); err == nil {
 		t.Error("ListDir(../x) succeeded")
@@ -98,5 +114,18 @@ func TestListDirWalkDir(t *testing.T) {
 	}
 	if listed != nil {
 		t.Errorf("an invalid path was listed: %v", listed)
+	}
+}
+
+// seekList is a keyList that can seek, recording where it was asked to.
+type seekList struct {
+	keyList
+	seeks []string
+}
+
+func (l *seekList) Seek(key string) {
+	l.seeks = append(l.seeks, key)
+	for l.next < len(l.keys) && l.keys[l.next] <= key {
+		l.next++
 	}
 }

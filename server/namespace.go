@@ -46,10 +46,12 @@ type NamespaceConfig struct {
 	// timeout, and its check at opening.
 	StorageTimeout time.Duration
 	// Metered builds the change listener that reserves quota and judges
-	// directory changes under RequireRead, which makes every change
-	// re-check its path after announcing it: set it when an audit, a
-	// stored quota or the stateless require-read needs the change
-	// requests.
+	// directory changes under RequireRead. Any change listener makes
+	// every change re-check its path after announcing it, a directory's
+	// delete or move name the entries it takes along, and a commit ask
+	// the storage again for the version the tool read: set it when an
+	// audit, a stored quota or the stateless require-read needs the
+	// change requests.
 	Metered bool
 	// Logger receives the namespace's log lines; nil discards them.
 	Logger *slog.Logger
@@ -95,9 +97,11 @@ func OpenNamespace(ctx context.Context, c NamespaceConfig, o *mountspec.Opener) 
 			nsopen.LogEvent(ctx, logger, ev)
 		}
 		n.opts.Logger = logger
-		// Neither reads a diff: an edit builds one only for a listener
-		// of a call's own that does (an approval).
-		n.opts.ListenersReadNoDiff = true
+		// The namespace's own listeners read no diff: an edit builds one
+		// only for a listener of a call's own that does (an approval),
+		// or for a change listener the caller's Tools kept (without
+		// Metered).
+		n.opts.ListenersReadNoDiff = c.Metered || n.opts.OnChangeRequest == nil
 		if c.Metered {
 			// Only then: a change listener makes every change re-check
 			// its path after announcing it.

@@ -121,9 +121,9 @@ type Config struct {
 	// {session} in TenantMounts or in the checkpoint store) is kept for
 	// review before it is removed: 0 is DefaultSessionRetention (24h),
 	// RemoveSessionsAtOnce removes it as the session ends, KeepSessions
-	// (negative) never removes it. Set without a {session} template, it
-	// (and SessionCollectLeftovers) makes New fail: there is no session
-	// storage to keep.
+	// (negative) never removes it. Set to another value without a
+	// {session} template, it (as SessionCollectLeftovers) makes New fail:
+	// there is no session storage to keep.
 	SessionRetention time.Duration
 	// SessionCollectLeftovers says that this server alone uses the
 	// locations of its {session} templates: at start-up it then also
@@ -215,7 +215,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	var sctx context.Context
 	sctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	err := s.checkCheckpoints()
-	if err == nil && (cfg.SessionRetention != 0 || cfg.SessionCollectLeftovers) && !perSession(cfg.TenantMounts) {
+	retains := cfg.SessionRetention != 0 && cfg.SessionRetention != DefaultSessionRetention
+	if err == nil && (retains || cfg.SessionCollectLeftovers) && !perSession(cfg.TenantMounts) {
 		err = fmt.Errorf("session retention: no tenant mount names the session (%s), so no session has storage of its own to keep or remove", tenant.SessionPlaceholder)
 	}
 	if err != nil {

@@ -229,6 +229,7 @@ func TestSessionTemplatesRefusals(t *testing.T) {
 		func(c *server.Config) { c.SessionRetention = time.Hour },
 		func(c *server.Config) { c.SessionRetention = server.KeepSessions },
 		func(c *server.Config) { c.SessionCollectLeftovers = true },
+		func(c *server.Config) { c.SessionRetention = server.RemoveSessionsAtOnce },
 	} {
 		_, err := newSessionsFixture(t, func(c *server.Config) {
 			c.TenantMounts = []server.TenantMount{{Name: "ws", Template: perTenant}}
@@ -237,6 +238,13 @@ func TestSessionTemplatesRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no tenant mount names the session ({session})") {
 			t.Fatalf("session retention without {session}: %v, want a refusal", err)
 		}
+	}
+	// The default, spelled out, is no setting of its own.
+	if _, err := newSessionsFixture(t, func(c *server.Config) {
+		c.TenantMounts = []server.TenantMount{{Name: "ws", Template: perTenant}}
+		c.SessionRetention = server.DefaultSessionRetention
+	}); err != nil {
+		t.Fatalf("the default retention without {session}: %v", err)
 	}
 	f, err := newSessionsFixture(t, nil)
 	if err != nil {

@@ -125,11 +125,12 @@ func (s *Set) applyParsed(ctx context.Context, p *patch.Patch) (string, error) {
 			return "", noChanges(err)
 		}
 	}
-	diffs, truncated := make([]string, len(ops)), false
+	diffs, diff, truncated := make([]string, len(ops)), "", false
 	if s.changeDiffs(ctx) || s.eventDiffs(ctx) {
 		diffs, truncated = s.patchDiffs(ops)
+		diff = strings.Join(diffs, "\n")
 	}
-	if msg, err := s.announcePatch(ctx, ops, strings.Join(diffs, "\n"), truncated); err != nil || msg != "" {
+	if msg, err := s.announcePatch(ctx, ops, diff, truncated); err != nil || msg != "" {
 		return msg, err
 	}
 	if err := s.commitPatch(ctx, ops); err != nil {

@@ -218,7 +218,7 @@ func (s *Set) eventDiffs(ctx context.Context) bool {
 // changeListener returns the listener a change under ctx announces to:
 // Options.OnChangeRequest, then the context's in the order they were
 // added, each only while none before it failed or cancelled the change;
-// or nil for none (then no diff needs to be built for it).
+// or nil for none (whether a diff is built for them: changeDiffs).
 func (s *Set) changeListener(ctx context.Context) func(context.Context, *ChangeRequest) error {
 	l := listenersOf(ctx)
 	own, call := s.opts.OnChangeRequest, l.change

@@ -246,7 +246,7 @@ func TestReadsNoDiff(t *testing.T) {
 		{"delete_file", []any{"path", "c.txt"}},
 		{"move_file", []any{"source", "d.txt", "destination", "e.txt"}},
 		{"copy_file", []any{"source", "b.txt", "destination", "f.txt"}},
-		{"apply_patch", []any{"patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n-A\n+x\n*** End Patch\n"}},
+		{"apply_patch", []any{"patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n-A\n+x\n*** Add File: g.txt\n+g\n*** End Patch\n"}},
 	}
 	for _, tt := range []struct {
 		name string
@@ -257,6 +257,7 @@ func TestReadsNoDiff(t *testing.T) {
 	}{
 		{name: "no diff read", wantDiffs: ""},
 		{name: "own listeners read none", own: "both", noDiffOwn: true, wantDiffs: ""},
+		{name: "own listeners read none, a change listener reads", own: "both", noDiffOwn: true, extra: "change", wantDiffs: "all"},
 		{name: "a change listener reads", extra: "change", wantDiffs: "all"},
 		{name: "a before-commit hook reads", extra: "commit", wantDiffs: "all"},
 		{name: "an event listener reads", extra: "event", wantDiffs: "edit"},
@@ -323,6 +324,7 @@ func TestReadsNoDiff(t *testing.T) {
 			}
 			wantEqual(t, fx.mustGet(t, "a.txt"), "x\n")
 			wantEqual(t, fx.mustGet(t, "f.txt"), "B\n")
+			wantEqual(t, fx.mustGet(t, "g.txt"), "g\n")
 			if _, ok := fx.get(t, "c.txt"); ok {
 				t.Error("c.txt was not deleted")
 			}

@@ -90,7 +90,7 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 	truncated := false
 	if info.IsRegular() {
 		var err error
-		if old, err = s.loadSource(knownFile(ctx, t.resolved, info.Size, info.Version), t); err != nil {
+		if old, err = s.loadSource(knownFile(ctx, t.resolved, info.Size, info.Version), t, s.keepForDiff(ctx)); err != nil {
 			return "", err
 		}
 		if expected != nil {
@@ -129,14 +129,15 @@ func (s *Set) deleteOne(ctx context.Context, t target, info backend.FileInfo, ex
 }
 
 // loadSource reads the regular file at t for a change that removes or
-// copies it: its hash, and as much of it as a diff can show.
-func (s *Set) loadSource(ctx context.Context, t target) (existing, error) {
+// copies it: its hash, and at most keep bytes of it (s.keepForDiff: as much
+// as a diff can show, when one is built).
+func (s *Set) loadSource(ctx context.Context, t target, keep int64) (existing, error) {
 	r, err := s.b.OpenRead(ctx, t.resolved)
 	if err != nil {
 		return existing{}, s.storageErr(err, t.display)
 	}
 	defer r.Close()
-	ex, err := readExisting(ctx, r, diffKeep)
+	ex, err := readExisting(ctx, r, keep)
 	if err != nil {
 		return ex, s.storageErr(err, t.display)
 	}
@@ -367,7 +368,7 @@ func (s *Set) readCheck(ctx context.Context, t target) func(string, backend.DirE
 		if !ok {
 			return retryf(KindNotRead, "Directory '%s' cannot be changed as a whole: '%s' has not been read yet; read it before changing it.", t.display, entry.display)
 		}
-		cur, err := s.loadSource(ctx, entry)
+		cur, err := s.loadSource(ctx, entry, 0)
 		if err != nil {
 			return err
 		}

@@ -191,13 +191,14 @@ func (r *ChangeRequest) Cancelled() (reason string, ok bool) {
 	return r.reason, r.cancelled
 }
 
-// emit delivers ev to the OnEvent listener, if any.
 // listened reports whether emit under ctx reaches a listener, so that
-// what only an event carries (an edit's diff) is built only then.
+// an event is built only then (whether its diff is: eventDiffs).
 func (s *Set) listened(ctx context.Context) bool {
 	return s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil || len(listenersOf(ctx).event) > 0
 }
 
+// emit delivers ev to the OnEvent listener, unless the call is quiet, and
+// to the context's event listeners.
 func (s *Set) emit(ctx context.Context, ev Event) {
 	if s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil {
 		s.opts.OnEvent(ctx, ev)

@@ -232,7 +232,7 @@ func (s *Set) inspectTransfer(ctx context.Context, src, dst target, a transferAr
 	case !info.IsRegular():
 		return nil, retryf(KindNotRegular, "Path '%s' is not a regular file or directory.", src.display)
 	default:
-		if x.data, err = s.loadSource(ctx, src); err != nil {
+		if x.data, err = s.loadSource(ctx, src, s.keepForDiff(ctx)); err != nil {
 			return nil, err
 		}
 		if a.expected != nil {
@@ -264,7 +264,7 @@ func (s *Set) inspectDestination(ctx context.Context, x *transferPlan, a transfe
 	case !a.overwrite:
 		return retryf(KindExists, "Destination '%s' already exists. Pass overwrite: true to replace it.", dst.display)
 	}
-	if x.old, err = s.loadTarget(ctx, dst, diffKeep); err != nil {
+	if x.old, err = s.loadTarget(ctx, dst, s.keepForDiff(ctx)); err != nil {
 		return err
 	}
 	if a.dstHash != nil {

@@ -13,6 +13,16 @@ import (
 // than the longest side udiff will diff, so a longer file is recognised.
 const diffKeep = utf8.UTFMax*udiff.MaxSourceChars + utf8.UTFMax
 
+// keepForDiff is how much of a file's old content a change under ctx keeps:
+// diffKeep when a listener reads the change's diff, none otherwise (the
+// hash is taken of the whole content either way).
+func (s *Set) keepForDiff(ctx context.Context) int64 {
+	if s.changeDiffs(ctx) {
+		return diffKeep
+	}
+	return 0
+}
+
 func (s *Set) writeFileTool() *Tool {
 	desc := "Create a file or replace its whole content. The parent directory must exist (use create_directory first). " +
 		"The write is atomic and keeps an existing file's permissions. Content is written exactly as given (UTF-8), " +
@@ -51,7 +61,7 @@ func (s *Set) writeFile(ctx context.Context, raw json.RawMessage) (string, error
 		return "", err
 	}
 	defer unlock()
-	old, err := s.loadTarget(ctx, t, diffKeep)
+	old, err := s.loadTarget(ctx, t, s.keepForDiff(ctx))
 	if err != nil {
 		return "", err
 	}
