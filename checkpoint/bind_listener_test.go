@@ -16,12 +16,7 @@ import (
 // one it lets through is, with its after-state.
 func TestBindAfterInnerListeners(t *testing.T) {
 	ctx := context.Background()
-	ns, store := memfs.New(), memfs.New()
-	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, _ := tools.New(ns, tools.Options{Tools: tools.AllTools()})
+	j, set := memJournal(t)
 	for _, c := range []struct {
 		path   string
 		accept bool
@@ -51,12 +46,7 @@ func TestBindAfterInnerListeners(t *testing.T) {
 // diff being built; one listener that reads diffs gets it.
 func TestBindBuildsNoDiff(t *testing.T) {
 	ctx := context.Background()
-	ns, store := memfs.New(), memfs.New()
-	j, err := checkpoint.Open(ctx, ns, store, checkpoint.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, _ := tools.New(ns, tools.Options{Tools: tools.AllTools()})
+	j, set := memJournal(t)
 	if _, err := set.Call(ctx, "write_file", json.RawMessage(`{"path":"f.txt","content":"a\n"}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -87,4 +77,20 @@ func TestBindBuildsNoDiff(t *testing.T) {
 	if n := len(j.Checkpoints()); n != 2 {
 		t.Errorf("%d checkpoints, want the two edits'", n)
 	}
+}
+
+// memJournal opens a journal of a memfs namespace in another memfs, and
+// every tool over the namespace.
+func memJournal(t *testing.T) (*checkpoint.Journal, *tools.Set) {
+	t.Helper()
+	ns := memfs.New()
+	j, err := checkpoint.Open(context.Background(), ns, memfs.New(), checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.New(ns, tools.Options{Tools: tools.AllTools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, set
 }
