@@ -52,6 +52,15 @@ var headerIdentity = server.AuthenticatorFunc(func(r *http.Request) (*tenant.Ide
 	return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: strings.Fields(r.Header.Get("X-Scopes"))}, nil
 })
 
+// readWriteByHeader trusts X-Tenant, with read and write scopes.
+var readWriteByHeader = server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
+	id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
+	}
+	return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
+})
+
 // tree reads every file and directory below dir: path -> content, or
 // "/" for a directory.
 func tree(t *testing.T, dir string) map[string]string {

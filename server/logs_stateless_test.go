@@ -68,13 +68,7 @@ func TestStatelessLogLines(t *testing.T) {
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
 		Stateless:    true,
 		Logger:       slog.New(server.LogHandler{Handler: slog.NewTextHandler(&logs, nil)}),
-		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-			}
-			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-		}),
+		Identity:     readWriteByHeader,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -141,13 +135,7 @@ func logServer(t *testing.T, logs io.Writer, level slog.Level, stateless bool) *
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
 		Stateless:    stateless,
 		Logger:       slog.New(server.LogHandler{Handler: slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level})}),
-		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-			}
-			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-		}),
+		Identity:     readWriteByHeader,
 	})
 	if err != nil {
 		t.Fatal(err)

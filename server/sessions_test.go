@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -61,13 +60,7 @@ func newSessionsFixtureIn(t testing.TB, dir string, mod func(*server.Config)) (*
 		Schemes:      f.schemes,
 		Namespace:    server.NamespaceConfig{StorageTimeout: 10 * time.Second},
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), nil)),
-		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-			}
-			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-		}),
+		Identity:     readWriteByHeader,
 	}
 	if mod != nil {
 		mod(&cfg)

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -42,13 +41,7 @@ func tenantsServer(b *testing.B, n, cache int) func(i int) {
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
 		Stateless:    true,
 		TenantCache:  cache,
-		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-			}
-			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-		}),
+		Identity:     readWriteByHeader,
 	})
 	if err != nil {
 		b.Fatal(err)

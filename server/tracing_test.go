@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,15 +42,9 @@ func TestTracing(t *testing.T) {
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
 	srv, err := server.New(t.Context(), server.Config{
 		TenantMounts: []server.TenantMount{{Name: "ws", Template: ws}},
-		Identity: server.AuthenticatorFunc(func(r *http.Request) (*tenant.Identity, error) {
-			id, err := tenant.ParseID(r.Header.Get("X-Tenant"))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrUnauthenticated, err)
-			}
-			return &tenant.Identity{Subject: "agent", Tenant: id, Scopes: []string{tenant.ScopeRead, tenant.ScopeWrite}}, nil
-		}),
-		Quota:   quota.Limits{MaxFiles: 2},
-		Tracing: telemetry.New(telemetry.Options{TracerProvider: tp, Tenant: server.Tenant}),
+		Identity:     readWriteByHeader,
+		Quota:        quota.Limits{MaxFiles: 2},
+		Tracing:      telemetry.New(telemetry.Options{TracerProvider: tp, Tenant: server.Tenant}),
 	})
 	if err != nil {
 		t.Fatal(err)
