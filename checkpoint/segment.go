@@ -167,8 +167,7 @@ type segLog struct {
 	seqf   backend.LogFile      // journal/seq.lock; nil until the first append
 	own    *segFile             // the segment this journal appends to; nil until one is needed
 	owned  string               // its name
-	ownEnd int64                // where its next frame goes
-	ownCap int64                // its size: zeros from ownEnd on
+	ownCap int64                // its size: zeros from own.end() on
 	read   map[string]int64     // bytes of each segment read (whole frames and magic)
 	segs   map[string]*segStats // what each segment read holds
 	locs   map[uint64]recLoc    // where each record kept lies
@@ -184,7 +183,7 @@ type segLog struct {
 // and the journal writes to the segment no more.
 type segFile struct {
 	f       backend.LogFile
-	written atomic.Int64 // end of the frames written (set under the journal's mu)
+	written atomic.Int64 // end of the frames written, where the next goes (set under the journal's mu)
 
 	mu     sync.Mutex // guards what follows; taken after the journal's mu, never before
 	synced int64      // the frames up to here are durable
@@ -420,11 +419,11 @@ func (l *segLog) retire(sync bool) {
 		return
 	}
 	l.own.close(sync)
-	l.own, l.owned, l.ownEnd, l.ownCap = nil, "", 0, 0
+	l.own, l.owned, l.ownCap = nil, "", 0
 }
 
 // ensureSegment makes sure the journal has a segment of its own with n
-// bytes of zeros at ownEnd: a new segment is created when there is none,
+// bytes of zeros where its next frame goes: a new segment is created when there is none,
 // it was removed, or it is full, and zeros are added (and synced) when too
 // few are left. The journal holds the segment's lock for as long as it
 // writes to it, which keeps a prune from collecting it.
@@ -432,10 +431,11 @@ func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 	l := j.log
 	if l.own != nil {
 		gone, err := l.own.f.Removed()
+		end := l.own.written.Load()
 		switch {
 		case err != nil || gone:
 			l.retire(false)
-		case l.ownEnd+int64(n) > segmentBytes && l.ownEnd > int64(len(segmentMagic)):
+		case end+int64(n) > segmentBytes && end > int64(len(segmentMagic)):
 			l.retire(true)
 		}
 	}
@@ -444,7 +444,7 @@ func (j *Journal) ensureSegment(ctx context.Context, n int) error {
 			return err
 		}
 	}
-	if l.ownEnd+int64(n) <= l.ownCap {
+	if l.own.written.Load()+int64(n) <= l.ownCap {
 		return nil
 	}
 	fill := max(int64(n), min(max(l.ownCap, fillMin), fillMax))
@@ -499,8 +499,8 @@ func (j *Journal) newSegment(ctx context.Context) error {
 		l.own, l.owned = &segFile{f: f}, name
 		l.own.written.Store(int64(len(segmentMagic)))
 		l.own.synced = int64(len(segmentMagic))
-		l.ownEnd, l.ownCap = int64(len(segmentMagic)), int64(len(head))
-		l.read[name] = l.ownEnd
+		l.ownCap = int64(len(head))
+		l.read[name] = int64(len(segmentMagic))
 		l.segs[name] = &segStats{}
 		return nil
 	}
@@ -565,15 +565,14 @@ func (j *Journal) writeLogRecord(ctx context.Context, r *record, data []byte, ea
 	if err := j.ensureSegment(ctx, len(fr)); err != nil {
 		return nil, err
 	}
-	off := l.ownEnd
+	off := l.own.written.Load()
 	if _, err := l.own.f.WriteAt(fr, off); err != nil {
 		l.retire(true)
 		return nil, fmt.Errorf("checkpoint: writing record %d: %w", r.Seq, err)
 	}
 	s, seg, seq, end := l.own, l.owned, r.Seq, off+int64(len(fr))
-	l.ownEnd = end
 	s.written.Store(end)
-	l.read[seg] = l.ownEnd
+	l.read[seg] = end
 	j.next = r.Seq + 1
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], r.Seq)
