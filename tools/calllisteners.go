@@ -212,7 +212,7 @@ func (s *Set) changeDiffs(ctx context.Context) bool {
 // eventDiffs reports whether an event emitted under ctx reaches a
 // listener that reads its diff (FileEdited.Diff).
 func (s *Set) eventDiffs(ctx context.Context) bool {
-	return s.opts.OnEvent != nil && !s.opts.ListenersReadNoDiff && ctx.Value(quietCall{}) == nil || listenersOf(ctx).eventDiffs
+	return s.ownEvents(ctx) && !s.opts.ListenersReadNoDiff || listenersOf(ctx).eventDiffs
 }
 
 // changeListener returns the listener a change under ctx announces to:

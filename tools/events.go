@@ -194,13 +194,19 @@ func (r *ChangeRequest) Cancelled() (reason string, ok bool) {
 // listened reports whether emit under ctx reaches a listener, so that
 // an event is built only then (whether its diff is: eventDiffs).
 func (s *Set) listened(ctx context.Context) bool {
-	return s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil || len(listenersOf(ctx).event) > 0
+	return s.ownEvents(ctx) || len(listenersOf(ctx).event) > 0
+}
+
+// ownEvents reports whether emit under ctx reaches Options.OnEvent: it is
+// set and the call is not quiet.
+func (s *Set) ownEvents(ctx context.Context) bool {
+	return s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil
 }
 
 // emit delivers ev to the OnEvent listener, unless the call is quiet, and
 // to the context's event listeners.
 func (s *Set) emit(ctx context.Context, ev Event) {
-	if s.opts.OnEvent != nil && ctx.Value(quietCall{}) == nil {
+	if s.ownEvents(ctx) {
 		s.opts.OnEvent(ctx, ev)
 	}
 	for _, fn := range listenersOf(ctx).event {

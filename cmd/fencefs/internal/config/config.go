@@ -24,6 +24,7 @@ import (
 	"github.com/fencefs/fencefs/mountspec/spec"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/quota"
+	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -438,7 +439,7 @@ func checkServeFlags(s *Settings) error {
 	if s.SessionRetention != DefaultSessionRetention || s.SessionCollectLeftovers {
 		named := false
 		for _, m := range s.TenantMounts {
-			named = named || strings.Contains(m, "{session}")
+			named = named || strings.Contains(m, tenant.SessionPlaceholder)
 		}
 		if !named {
 			setting := "--session-retention"
