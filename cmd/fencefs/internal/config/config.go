@@ -24,7 +24,6 @@ import (
 	"github.com/fencefs/fencefs/mountspec/spec"
 	"github.com/fencefs/fencefs/policy"
 	"github.com/fencefs/fencefs/quota"
-	"github.com/fencefs/fencefs/tenant"
 	"github.com/fencefs/fencefs/tools"
 )
 
@@ -439,7 +438,9 @@ func checkServeFlags(s *Settings) error {
 	if s.SessionRetention != DefaultSessionRetention || s.SessionCollectLeftovers {
 		named := false
 		for _, m := range s.TenantMounts {
-			named = named || strings.Contains(m, tenant.SessionPlaceholder)
+			// tenant.SessionPlaceholder, spelled out: the one-shot
+			// build links no tenant package.
+			named = named || strings.Contains(m, "{session}")
 		}
 		if !named {
 			setting := "--session-retention"
